@@ -1,0 +1,89 @@
+/**
+ * The one error catalogue: every spec §7 code with its HTTP status and optional
+ * `type`. Statuses the spec leaves open are chosen here and recorded in
+ * docs/decisions.md; every layer reuses them.
+ */
+export const ERROR_CATALOGUE = {
+  AUTH_REQUIRED: { status: 401 },
+  GRANT_REVOKED: { status: 401 },
+  GRANT_EXPIRED: { status: 401 },
+  RECREDENTIAL_REFUSED: { status: 401 },
+  SCOPE_FORBIDDEN: { status: 403 },
+  DID_CLAIM_DENIED: { status: 403 },
+  FORBIDDEN: { status: 403 },
+  NAMESPACE_REJECTED: { status: 403, type: 'invalid_request_error' },
+  INVALID_SHAPE: { status: 400 },
+  // Status not shown in the spec: 409 Conflict, the client increments its clock and retries.
+  DUPLICATE_CLOCK: { status: 409 },
+  INVALID_QUERY: { status: 400 },
+  INTERNAL: { status: 500 },
+  EMPTY_QUERY: { status: 400 },
+  EMBEDDER_FAILED: { status: 502 },
+  SEMANTIC_SEARCH_DISABLED: { status: 503 },
+  BOOTSTRAP_CLOSED: { status: 409 },
+  ROTATION_REQUIRES_PROOF: { status: 409 },
+  CREDENTIAL_NOT_FOUND: { status: 404 },
+  PASSKEY_NOT_ACCEPTED: { status: 409 },
+  LEASE_HELD_ELSEWHERE: { status: 503 },
+  NO_LIVE_GRANT: { status: 409 },
+  RATE_LIMITED: { status: 429 },
+  WORK_PROMPT_UNRESOLVED: { status: 422 },
+  DEFINE_FIELD_INERT: { status: 400 },
+  INVALID_BODY: { status: 422 },
+  INVALID_DEFINITION: { status: 422 },
+  GRANT_REFUSED: { status: 422 },
+  MODEL_UNKNOWN: { status: 422 },
+  TOOL_NOT_DECLARED: { status: 422 },
+  MISSING_FIELD: { status: 400 },
+  NOTHING_TO_CHANGE: { status: 400 },
+  REPO_UNKNOWN: { status: 400 },
+  NO_CASES: { status: 400 },
+  NO_RUNS_UNDER_DEFINITION: { status: 400 },
+  IMPORT_FAILED: { status: 400 },
+  VERDICT_SELF_JUDGMENT: { status: 400 },
+  READS_NOT_COVERED: { status: 403 },
+  DAILY_CAP_TOO_WIDE: { status: 403 },
+  TOOL_NOT_IN_REACH: { status: 403 },
+  WRITE_KIND_NOT_ADMITTED: { status: 403 },
+  RETIRE_FORBIDDEN: { status: 403 },
+  OWNER_ONLY: { status: 403 },
+  RUN_ACTOR_NOT_COVERED: { status: 403 },
+  BLUEPRINT_UNSIGNED: { status: 403 },
+  NO_SUCH_ACTOR: { status: 404 },
+  ACTOR_UNKNOWN: { status: 404 },
+  VERSION_UNKNOWN: { status: 404 },
+  MEMORY_NOT_FOUND: { status: 404 },
+  ACTOR_RETIRED: { status: 409 },
+  ASSISTANT_WOULD_GO_MUTE: { status: 409 },
+  PLAN_HASH_MISMATCH: { status: 409 },
+  PLAN_CONSENT_REQUIRED: { status: 428 },
+  ADMISSION_CEILING: { status: 503 },
+  // Status not shown: 503, the service cannot run a loop until a provider is configured.
+  WORK_NO_PROVIDER: { status: 503 },
+  // Decision refusals, status not shown: 400, the request names a choice the ask does not allow.
+  BAD_OPTION: { status: 400 },
+  OTHER_NOT_ALLOWED: { status: 400 },
+  MULTI_NOT_ALLOWED: { status: 400 },
+  PROVIDED_VALUE_REQUIRED: { status: 400 },
+  // Codes the spec leaves unnamed, used by the HTTP edge (docs/decisions.md).
+  NOT_FOUND: { status: 404 },
+  METHOD_NOT_ALLOWED: { status: 405 },
+  PAYLOAD_TOO_LARGE: { status: 413 },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415 },
+  SERVICE_UNAVAILABLE: { status: 503 },
+} as const satisfies Record<string, { status: number; type?: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CATALOGUE;
+
+export function errorStatus(code: ErrorCode): number {
+  return ERROR_CATALOGUE[code].status;
+}
+
+export function errorType(code: ErrorCode): string | undefined {
+  const entry: { status: number; type?: string } = ERROR_CATALOGUE[code];
+  return entry.type;
+}
+
+export function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === 'string' && Object.prototype.hasOwnProperty.call(ERROR_CATALOGUE, value);
+}

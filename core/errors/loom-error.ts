@@ -1,0 +1,44 @@
+/**
+ * The one error type core and plugins throw. HTTP-free: the server edge maps
+ * it to the `{object: "error", code, message}` envelope with the catalogue's status.
+ */
+import { errorStatus, errorType, type ErrorCode } from './codes.js';
+
+export class LoomError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly type: string | undefined;
+  /** Extra envelope members some codes carry (e.g. `{expected_hash, current_hash}`). */
+  readonly details: Readonly<Record<string, unknown>> | undefined;
+
+  constructor(code: ErrorCode, message: string, details?: Record<string, unknown>) {
+    super(message);
+    this.name = 'LoomError';
+    this.code = code;
+    this.status = errorStatus(code);
+    this.type = errorType(code);
+    this.details = details;
+  }
+
+  toEnvelope(): ErrorEnvelope {
+    return {
+      object: 'error',
+      ...(this.type ? { type: this.type } : {}),
+      code: this.code,
+      message: this.message,
+      ...(this.details ?? {}),
+    };
+  }
+}
+
+export interface ErrorEnvelope {
+  object: 'error';
+  type?: string;
+  code: string;
+  message: string;
+  [extra: string]: unknown;
+}
+
+export function isLoomError(value: unknown): value is LoomError {
+  return value instanceof LoomError;
+}

@@ -1,0 +1,104 @@
+/**
+ * The storage contract every driver implements (SQLite, LevelDB, or an
+ * embedder's own). Drivers extend BaseRecordStore, which checks arguments and
+ * status once and gathers concurrent appends into group commits; they
+ * implement only its protected primitives. `runStoreCompliance` in
+ * storage/compliance proves a driver honours all of it.
+ */
+import { token } from '../../core/di/token.js';
+import type { FilterNode, ParsedQuery } from './query/filter-ast.js';
+import type { AppendOutcome, PreparedRecord, StoredRecord } from './stored-record.js';
+
+export type StoreStatus = 'new' | 'opening' | 'open' | 'closing' | 'closed';
+
+/** What a driver can do; feeds `store_backends` and the capabilities route. */
+export interface StoreCapabilities {
+  /** Short backend name, e.g. `sqlite`, `level`. */
+  readonly backend: string;
+  /** Structured query (§4.2) is supported. */
+  readonly structuredQuery: boolean;
+  /** What `explain` returns: real SQL, or a description of an index/scan plan. */
+  readonly queryPlan: 'sql' | 'scan';
+  /** Records survive close/reopen (false for an in-memory driver). */
+  readonly persistent: boolean;
+}
+
+export interface PageRequest {
+  /** Return records with a sequence strictly greater than this cursor. @default 0 */
+  readonly after?: number;
+  /** @default 100, clamped to 1000 */
+  readonly limit?: number;
+}
+
+export interface RecordPage {
+  readonly items: StoredRecord[];
+  /** Cursor for the next page, or null at the end. */
+  readonly nextAfter: number | null;
+}
+
+export interface ThreadSummary {
+  readonly thread: string;
+  readonly recordCount: number;
+  readonly firstSequence: number;
+  readonly lastSequence: number;
+}
+
+export interface ThreadSummaryPage {
+  readonly items: ThreadSummary[];
+  /** Cursor (a thread id) for the next page, or null at the end. */
+  readonly nextAfter: string | null;
+}
+
+export interface QueryPlan {
+  /** SQL actually run, or for non-SQL drivers a description of the index or scan used. */
+  readonly sql: string;
+  readonly bind_count: number;
+  readonly indexed_fields: string[];
+  readonly unindexed_fields: string[];
+}
+
+export interface QueryOptions {
+  /** A tenant/visibility restriction AND-combined with the client's filter. */
+  readonly scope?: FilterNode;
+}
+
+export interface QueryResult {
+  readonly items: StoredRecord[];
+  /** Total matches ignoring limit and offset. */
+  readonly matchedTotal: number;
+  /** More matching rows exist beyond this page. */
+  readonly capped: boolean;
+  readonly plan?: QueryPlan;
+}
+
+export interface RecordStore {
+  readonly capabilities: StoreCapabilities;
+  readonly status: StoreStatus;
+  open(): Promise<void>;
+  /** Flushes pending appends, then closes. Idempotent. */
+  close(): Promise<void>;
+  /**
+   * Appends one record; concurrent calls are gathered into one durable batch.
+   * Resolves only once the record (or the conflict) is durable/known.
+   */
+  append(prepared: PreparedRecord): Promise<AppendOutcome>;
+  /** Appends several records, resolved exactly as if they arrived one by one. */
+  appendMany(prepared: readonly PreparedRecord[]): Promise<AppendOutcome[]>;
+  get(id: string): Promise<StoredRecord | undefined>;
+  listByThread(thread: string, page?: PageRequest): Promise<RecordPage>;
+  listByActor(actor: string, page?: PageRequest): Promise<RecordPage>;
+  /** Records with sequence > `after`, ascending: the changes feed. */
+  changesSince(after: number, limit?: number): Promise<StoredRecord[]>;
+  /** Highest sequence stored (0 when empty). */
+  watermark(): Promise<number>;
+  /** Threads in id order, after a thread-id cursor. */
+  listThreads(page?: { after?: string; limit?: number }): Promise<ThreadSummaryPage>;
+  query(query: ParsedQuery, options?: QueryOptions): Promise<QueryResult>;
+}
+
+export const RecordStore = token<RecordStore>('storage.RecordStore');
+
+export const PAGE_DEFAULT_LIMIT = 100;
+export const PAGE_MAX_LIMIT = 1000;
+export const CHANGES_DEFAULT_LIMIT = 1000;
+export const CHANGES_MAX_LIMIT = 10000;
