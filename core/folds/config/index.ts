@@ -1,0 +1,2 @@
+export * from './config-topics.js';
+export * from './config-fold.js';

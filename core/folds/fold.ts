@@ -1,0 +1,50 @@
+/**
+ * A fold is a pure reduction over records: per thread (`scope: 'thread'`,
+ * keyed by thread id) or over the whole log (`scope: 'global'`). The engine
+ * owns each state exclusively, so `apply` may update the state it is given
+ * and return it; replaying the same records from `initial` must always give
+ * the same value, whether applied all at once or one batch at a time.
+ */
+import type { LoomRecord } from '../records/record.js';
+
+/** A record as folds see it: the record and its global sequence. */
+export interface FoldInput {
+  readonly sequence: number;
+  readonly record: LoomRecord;
+}
+
+export interface Fold<State, Value> {
+  /** Unique, snake_case: the `:name` of GET /v1/folds/:name. */
+  readonly name: string;
+  readonly scope: 'thread' | 'global';
+  readonly description: string;
+  /**
+   * Global folds only: the threads whose records matter. The engine replays
+   * just those threads and skips every other record. Omit to see everything.
+   */
+  readonly threads?: readonly string[];
+  initial(key: string): State;
+  apply(state: State, input: FoldInput): State;
+  value(state: State): Value;
+}
+
+/** The answer shape of every fold route (spec §4.6). */
+export interface FoldAnswer<Value> {
+  fold_name: string;
+  /** Opaque cache key: changes whenever the value may have changed. */
+  cache_key: string;
+  /** The highest sequence the value covers. */
+  watermark: number;
+  value: Value;
+}
+
+// `any` here lets folds of different state types share one registry.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyFold = Fold<any, any>;
+
+/** Folds a whole list from the initial state: the reference for incremental application. */
+export function replayFold<S, V>(fold: Fold<S, V>, key: string, inputs: Iterable<FoldInput>): V {
+  let state = fold.initial(key);
+  for (const input of inputs) state = fold.apply(state, input);
+  return fold.value(state);
+}

@@ -1,0 +1,4 @@
+export * from './fold.js';
+export * from './thread-state.js';
+export * from './namespace-registry.js';
+export * from './config/index.js';

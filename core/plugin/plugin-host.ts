@@ -1,0 +1,121 @@
+/**
+ * Validates plugins and registers them in dependency order: refuses a second
+ * plugin of the same name, a missing dependency (naming both plugins) and
+ * dependency cycles; validates options against each plugin's schema.
+ */
+import type { DependencyContainer } from 'tsyringe';
+import { Compile } from 'typebox/compile';
+import Value from 'typebox/value';
+import { bindValue, type Token } from '../di/token.js';
+import type { AnyFold } from '../folds/fold.js';
+import type { EngineLoop } from '../engine/engine-loop.js';
+import type { CapabilityFlags } from './capabilities.js';
+import type { Logger } from './logger.js';
+import type { LoomPlugin, PluginRegistration } from './plugin.js';
+import type { PluginScope } from './plugin-scope.js';
+import type { RouteCatalog } from './route-catalog.js';
+
+export class PluginError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'PluginError';
+  }
+}
+
+export interface PluginSinks {
+  readonly root: DependencyContainer;
+  readonly catalog: RouteCatalog;
+  readonly capabilities: CapabilityFlags;
+  readonly log: Logger;
+  fold(fold: AnyFold): void;
+  loop(loop: EngineLoop): void;
+}
+
+export interface RegisteredPlugins {
+  readonly order: readonly string[];
+  readonly containers: ReadonlyMap<string, DependencyContainer>;
+  readonly startHooks: ReadonlyArray<() => void | Promise<void>>;
+  readonly stopHooks: ReadonlyArray<() => void | Promise<void>>;
+}
+
+function normalise(registration: PluginRegistration): { plugin: LoomPlugin; options: unknown } {
+  return 'plugin' in registration ? { plugin: registration.plugin, options: registration.options } : { plugin: registration, options: undefined };
+}
+
+/** Dependency order (hapi Topo's job), stable for independent plugins. */
+export function orderPlugins(plugins: readonly LoomPlugin[]): LoomPlugin[] {
+  const byName = new Map<string, LoomPlugin>();
+  for (const plugin of plugins) {
+    if (!/^[a-z][a-z0-9]*(-[a-z0-9]+)*$/.test(plugin.name)) throw new PluginError(`plugin name "${plugin.name}" must be kebab-case`);
+    const existing = byName.get(plugin.name);
+    if (existing) throw new PluginError(`plugin "${plugin.name}" is registered twice (versions ${existing.version} and ${plugin.version})`);
+    byName.set(plugin.name, plugin);
+  }
+  for (const plugin of plugins) {
+    for (const dependency of plugin.dependencies ?? []) {
+      if (!byName.has(dependency)) throw new PluginError(`plugin "${plugin.name}" depends on plugin "${dependency}", which is not registered`);
+    }
+  }
+  const ordered: LoomPlugin[] = [];
+  const state = new Map<string, 'visiting' | 'done'>();
+  const visit = (plugin: LoomPlugin, path: string[]) => {
+    const mark = state.get(plugin.name);
+    if (mark === 'done') return;
+    if (mark === 'visiting') throw new PluginError(`plugin dependency cycle: ${[...path, plugin.name].join(' -> ')}`);
+    state.set(plugin.name, 'visiting');
+    for (const dependency of plugin.dependencies ?? []) visit(byName.get(dependency)!, [...path, plugin.name]);
+    state.set(plugin.name, 'done');
+    ordered.push(plugin);
+  };
+  for (const plugin of plugins) visit(plugin, []);
+  return ordered;
+}
+
+function validateOptions(plugin: LoomPlugin, raw: unknown): unknown {
+  if (!plugin.options) {
+    if (raw !== undefined) throw new PluginError(`plugin "${plugin.name}" takes no options`);
+    return undefined;
+  }
+  const withDefaults = Value.Default(plugin.options, structuredClone(raw ?? {}));
+  const check = Compile(plugin.options);
+  if (!check.Check(withDefaults)) {
+    const details = [...check.Errors(withDefaults)]
+      .slice(0, 3)
+      .map((e) => `${e.instancePath || '(options)'} ${e.message}`)
+      .join('; ');
+    throw new PluginError(`plugin "${plugin.name}" has invalid options: ${details}`);
+  }
+  return withDefaults;
+}
+
+export async function registerPlugins(registrations: readonly PluginRegistration[], sinks: PluginSinks): Promise<RegisteredPlugins> {
+  const normalised = registrations.map(normalise);
+  const optionsByName = new Map(normalised.map(({ plugin, options }) => [plugin.name, options]));
+  const ordered = orderPlugins(normalised.map(({ plugin }) => plugin));
+  const containers = new Map<string, DependencyContainer>();
+  const startHooks: Array<() => void | Promise<void>> = [];
+  const stopHooks: Array<() => void | Promise<void>> = [];
+
+  for (const plugin of ordered) {
+    const options = validateOptions(plugin, optionsByName.get(plugin.name));
+    const container = sinks.root.createChildContainer();
+    containers.set(plugin.name, container);
+    const scope: PluginScope = {
+      name: plugin.name,
+      container,
+      log: sinks.log.child({ plugin: plugin.name }),
+      expose<T>(key: Token<T>, value: T) {
+        if (sinks.root.isRegistered(key, false)) throw new PluginError(`plugin "${plugin.name}" exposes ${key.description}, which is already registered`);
+        bindValue(sinks.root, key, value);
+      },
+      route: (decl) => sinks.catalog.add(plugin.name, decl),
+      fold: (fold) => sinks.fold(fold),
+      loop: (loop) => sinks.loop(loop),
+      capability: (name, enabled) => sinks.capabilities.set(name, enabled),
+      onStart: (fn) => startHooks.push(fn),
+      onStop: (fn) => stopHooks.push(fn),
+    };
+    await plugin.register(scope, options as never);
+  }
+  return { order: ordered.map((p) => p.name), containers, startHooks, stopHooks };
+}

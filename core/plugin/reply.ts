@@ -1,0 +1,26 @@
+/**
+ * What a handler returns when a plain JSON body is not enough: another status,
+ * headers, a text body or a stream (server-sent events).
+ */
+import type { Readable } from 'node:stream';
+
+export class Reply {
+  private constructor(
+    readonly status: number,
+    readonly body: unknown,
+    readonly headers: Readonly<Record<string, string>>,
+    readonly kind: 'json' | 'text' | 'stream',
+  ) {}
+
+  static json(status: number, body: unknown, headers: Record<string, string> = {}): Reply {
+    return new Reply(status, body, headers, 'json');
+  }
+
+  static text(status: number, text: string, contentType = 'text/plain; charset=utf-8'): Reply {
+    return new Reply(status, text, { 'content-type': contentType }, 'text');
+  }
+
+  static stream(stream: Readable, headers: Record<string, string>): Reply {
+    return new Reply(200, stream, headers, 'stream');
+  }
+}

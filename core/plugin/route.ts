@@ -1,0 +1,84 @@
+/**
+ * A route is declared once: operationId, method, path, auth scope, request and
+ * response schemas, and the error codes it can return. That one declaration
+ * feeds Hapi's routing and validation (core/server/mount-routes.ts), the
+ * OpenAPI document (openapi/build-spec.ts) and through it the SDK.
+ */
+import type { Static, TSchema } from 'typebox';
+import type { ErrorCode } from '../errors/codes.js';
+import type { Token } from '../di/token.js';
+import type { Reply } from './reply.js';
+import type { Scope } from './scopes.js';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+export interface RequestSchemas {
+  readonly params?: TSchema;
+  readonly query?: TSchema;
+  /** JSON body schema. Bodies are always parsed by Loom (UTF-8 and JSON checked) before validation. */
+  readonly body?: TSchema;
+  readonly headers?: TSchema;
+}
+
+export interface ResponseSpec {
+  readonly description: string;
+  /** JSON schema of the body; omit for non-JSON bodies. */
+  readonly schema?: TSchema;
+  /** @default 'application/json' */
+  readonly contentType?: string;
+}
+
+type StaticOr<S, Fallback> = S extends TSchema ? Static<S> : Fallback;
+
+export interface RouteInput<R extends RequestSchemas> {
+  readonly params: StaticOr<R['params'], Record<string, never>>;
+  readonly query: StaticOr<R['query'], Record<string, never>>;
+  readonly body: StaticOr<R['body'], undefined>;
+  readonly headers: Readonly<Record<string, string | undefined>>;
+  /** Aborted when the client goes away (for streams). */
+  readonly signal: AbortSignal;
+}
+
+export type Deps<I extends Record<string, Token<unknown>>> = { [K in keyof I]: I[K] extends Token<infer T> ? T : never };
+
+export interface RouteDecl<R extends RequestSchemas = RequestSchemas, I extends Record<string, Token<unknown>> = Record<string, Token<unknown>>> {
+  /** camelCase, unique: Hapi route id, OpenAPI operationId and SDK function name. */
+  readonly operationId: string;
+  readonly method: HttpMethod;
+  /** Plain `{param}` segments only, e.g. `/v1/records/{id}`. */
+  readonly path: string;
+  readonly summary: string;
+  readonly description?: string;
+  /** One tag per plugin. */
+  readonly tags: readonly string[];
+  /** `'none'` for exempt routes, or the scope from the closed enum. */
+  readonly auth: 'none' | { readonly scope: Scope };
+  readonly request?: R;
+  /** Success responses by status. */
+  readonly responses: Readonly<Record<number, ResponseSpec>>;
+  /** Spec codes this route may return. */
+  readonly errors: readonly ErrorCode[];
+  /**
+   * `schema` (default): the body is checked against `request.body` before the handler.
+   * `handler`: the schema only documents the body; the handler validates it
+   * itself, for messages more precise than a schema can give.
+   */
+  readonly bodyValidation?: 'schema' | 'handler';
+  /** Code used when request validation fails. @default 'INVALID_SHAPE' */
+  readonly invalidInput?: ErrorCode;
+  /** Largest accepted body in bytes; overrides the server default. */
+  readonly maxBodyBytes?: number;
+  /** Exactly the services the handler uses, resolved once at mount. */
+  readonly inject: I;
+  /** Returns the body of the first declared success response, or a Reply. */
+  handler(input: RouteInput<R>, deps: Deps<I>): Promise<unknown> | unknown;
+}
+
+// The catalogue holds routes of every request and dependency shape.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyRouteDecl = RouteDecl<any, any>;
+
+/** Identity with inference: gives the handler typed input and typed deps. */
+export function defineRoute<R extends RequestSchemas, I extends Record<string, Token<unknown>>>(decl: RouteDecl<R, I>): RouteDecl<R, I> {
+  return decl;
+}

@@ -1,0 +1,42 @@
+/**
+ * Builds the Hapi server from the route catalogue. Never listens: `start()`
+ * in compose.ts does, and tests use `server.inject` or a real port.
+ */
+import Hapi from '@hapi/hapi';
+import type { DependencyContainer } from 'tsyringe';
+import type { Logger } from '../plugin/logger.js';
+import type { RouteCatalog } from '../plugin/route-catalog.js';
+import { installErrorEnvelope } from './error-envelope.js';
+import { mountRoutes } from './mount-routes.js';
+
+export interface ServerOptions {
+  readonly host: string;
+  readonly port: number;
+  readonly maxBodyBytes: number;
+  readonly log: Logger;
+}
+
+export function createServer(catalog: RouteCatalog, containers: ReadonlyMap<string, DependencyContainer>, options: ServerOptions): Hapi.Server {
+  const server = Hapi.server({
+    host: options.host,
+    port: options.port,
+    router: { stripTrailingSlash: true },
+    routes: {
+      timeout: { server: false, socket: false },
+    },
+    // Hapi's own debug output would print stacks to stderr; Loom logs instead.
+    debug: false,
+  });
+  installErrorEnvelope(server, options.log);
+  mountRoutes(server, catalog, containers, { maxBodyBytes: options.maxBodyBytes });
+  server.events.on('response', (request) => {
+    const response = request.response as { statusCode?: number } | null;
+    options.log.log('debug', 'request', {
+      method: request.method.toUpperCase(),
+      path: request.path,
+      status: response?.statusCode,
+      ms: Date.now() - request.info.received,
+    });
+  });
+  return server;
+}

@@ -1,0 +1,80 @@
+/**
+ * Route declarations → Hapi routes. Each declaration becomes one
+ * `server.route()` with `options.id` = operationId (Hapi refuses duplicates)
+ * and the declaration itself in `plugins.loom`, so `server.table()` can prove
+ * the catalogue and the router agree. Dependencies are resolved once, here.
+ */
+import type { Request, ResponseToolkit, Server, ServerRoute } from '@hapi/hapi';
+import type { DependencyContainer } from 'tsyringe';
+import { LoomError } from '../errors/loom-error.js';
+import { Reply } from '../plugin/reply.js';
+import type { AnyRouteDecl } from '../plugin/route.js';
+import type { RouteCatalog } from '../plugin/route-catalog.js';
+import { parseJsonBody } from './request-body.js';
+import { compileValidator, type Validator } from './validators.js';
+
+export interface MountOptions {
+  /** Default largest request body. @default 1 MiB */
+  readonly maxBodyBytes: number;
+}
+
+function successStatus(decl: AnyRouteDecl): number {
+  const statuses = Object.keys(decl.responses).map(Number).filter((s) => s >= 200 && s < 300).sort();
+  return statuses[0] ?? 200;
+}
+
+function toHapiRoute(decl: AnyRouteDecl, container: DependencyContainer, options: MountOptions): ServerRoute {
+  const invalidInput = decl.invalidInput ?? 'INVALID_SHAPE';
+  const validators: Partial<Record<'params' | 'query' | 'body' | 'headers', Validator>> = {};
+  for (const part of ['params', 'query', 'body', 'headers'] as const) {
+    const schema = decl.request?.[part];
+    if (schema && !(part === 'body' && decl.bodyValidation === 'handler')) validators[part] = compileValidator(part, schema, invalidInput);
+  }
+  const deps = Object.fromEntries(Object.entries(decl.inject).map(([name, key]) => [name, container.resolve(key as symbol)]));
+  const status = successStatus(decl);
+  const hasBody = decl.method !== 'GET' && decl.method !== 'DELETE';
+
+  return {
+    method: decl.method,
+    path: decl.path,
+    options: {
+      id: decl.operationId,
+      description: decl.summary,
+      tags: ['api', ...decl.tags],
+      plugins: { loom: decl } as never,
+      ...(hasBody ? { payload: { parse: false, output: 'data', maxBytes: decl.maxBodyBytes ?? options.maxBodyBytes } } : {}),
+      handler: async (request: Request, h: ResponseToolkit) => {
+        const controller = new AbortController();
+        request.raw.req.once('close', () => controller.abort());
+        const headers = request.headers as Record<string, string | undefined>;
+        let body: unknown;
+        if (hasBody) {
+          body = parseJsonBody(request.payload, headers['content-type'], invalidInput);
+          if (!decl.request?.body && body !== undefined) throw new LoomError(invalidInput, `${decl.method} ${decl.path} takes no request body`);
+        }
+        const input = {
+          params: validators.params ? validators.params(request.params) : request.params,
+          query: validators.query ? validators.query(request.query) : request.query,
+          body: validators.body ? validators.body(body) : body,
+          headers: validators.headers ? (validators.headers(headers) as typeof headers) : headers,
+          signal: controller.signal,
+        };
+        const result = await decl.handler(input, deps);
+        if (result instanceof Reply) {
+          const response = h.response(result.body as never).code(result.status);
+          for (const [name, value] of Object.entries(result.headers)) response.header(name, value);
+          return response;
+        }
+        return h.response(result as never).code(status);
+      },
+    },
+  };
+}
+
+export function mountRoutes(server: Server, catalog: RouteCatalog, containers: ReadonlyMap<string, DependencyContainer>, options: MountOptions): void {
+  for (const { plugin, route } of catalog.all()) {
+    const container = containers.get(plugin);
+    if (!container) throw new Error(`no container for plugin ${plugin}`);
+    server.route(toHapiRoute(route, container, options));
+  }
+}

@@ -1,0 +1,27 @@
+/**
+ * Loom parses request bodies itself rather than letting Hapi do it, so every
+ * failure gets the route's own code: wrong content type (415), bytes that are
+ * not UTF-8 or text that is not JSON (the route's invalid-input code, 400).
+ */
+import { isUtf8 } from 'node:buffer';
+import { LoomError } from '../errors/loom-error.js';
+import type { ErrorCode } from '../errors/codes.js';
+
+const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
+
+export function parseJsonBody(raw: unknown, contentType: string | undefined, invalidInput: ErrorCode): unknown {
+  const bytes = Buffer.isBuffer(raw) ? raw : raw === undefined || raw === null ? Buffer.alloc(0) : Buffer.from(String(raw));
+  if (bytes.length === 0) return undefined;
+  if (!contentType || !JSON_TYPE.test(contentType)) {
+    throw new LoomError('UNSUPPORTED_MEDIA_TYPE', `request body must be JSON with Content-Type: application/json (got ${contentType ? JSON.stringify(contentType) : 'none'})`);
+  }
+  if (!isUtf8(bytes)) throw new LoomError(invalidInput, 'request body is not valid UTF-8');
+  let text = bytes.toString('utf8');
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    const detail = error instanceof RangeError ? 'nesting too deep' : (error as Error).message;
+    throw new LoomError(invalidInput, `request body is not valid JSON: ${detail}`);
+  }
+}

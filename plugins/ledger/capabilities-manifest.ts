@@ -1,0 +1,49 @@
+/** The capabilities manifest (spec §2.8), built from what is actually loaded. */
+import { Type } from 'typebox';
+import type { CapabilityFlags } from '../../core/plugin/capabilities.js';
+import { HASHED_FIELDS, RECORD_ALGEBRA_VERSION } from '../../core/records/record.js';
+import { SUPPORTED_DID_METHODS } from '../../core/records/did-syntax.js';
+import { MANIFEST_VERSION, type ServerInfo } from '../../core/server/server-info.js';
+
+export const CapabilitiesManifestSchema = Type.Object(
+  {
+    object: Type.Literal('capabilities_manifest'),
+    manifest_version: Type.String(),
+    daemon: Type.Object({ version: Type.String(), api_version: Type.String(), spec_version: Type.String() }),
+    auth: Type.Object({ required: Type.Boolean() }),
+    did_methods: Type.Array(Type.String()),
+    record: Type.Object({ algebra_version: Type.String(), hashed_fields: Type.Array(Type.String()) }),
+    mcp_tools: Type.Array(Type.String()),
+    transports: Type.Object({ http: Type.Boolean(), sse: Type.Boolean() }, { additionalProperties: true }),
+    semantic_search: Type.Object({ enabled: Type.Boolean() }, { additionalProperties: true }),
+    store_backends: Type.Array(Type.String()),
+    store_backend: Type.String({ description: 'The backend this instance runs on.' }),
+    capabilities: Type.Record(Type.String(), Type.Boolean(), { description: 'Additive feature flags; absence means unsupported.' }),
+    conventions: Type.Object({
+      decisions_path: Type.Union([Type.String(), Type.Null()]),
+      identity_path: Type.Union([Type.String(), Type.Null()]),
+      sync_path: Type.Union([Type.String(), Type.Null()]),
+      trust_path: Type.Union([Type.String(), Type.Null()]),
+    }),
+  },
+  { $id: 'CapabilitiesManifest' },
+);
+
+export function buildCapabilitiesManifest(info: ServerInfo, flags: CapabilityFlags) {
+  const capabilities = flags.snapshot();
+  return {
+    object: 'capabilities_manifest' as const,
+    manifest_version: MANIFEST_VERSION,
+    daemon: { version: info.version, api_version: info.apiVersion, spec_version: info.specVersion },
+    auth: { required: info.authRequired() },
+    did_methods: SUPPORTED_DID_METHODS.map((m) => `did:${m}`),
+    record: { algebra_version: RECORD_ALGEBRA_VERSION, hashed_fields: [...HASHED_FIELDS] },
+    mcp_tools: [] as string[],
+    transports: { http: true, sse: capabilities['threads.watch'] === true },
+    semantic_search: { enabled: capabilities['records.semantic_search'] === true },
+    store_backends: [...info.storeBackends],
+    store_backend: info.storeBackend,
+    capabilities,
+    conventions: { ...info.conventions },
+  };
+}

@@ -1,0 +1,61 @@
+/**
+ * The ledger plugin: records, threads, folds and configuration reads over the
+ * core engine. Always loaded by the reference server.
+ */
+import { bindValue } from '../../core/di/token.js';
+import { definePlugin } from '../../core/plugin/plugin.js';
+import { LedgerOptions, LedgerOptionsToken } from './config.js';
+import { getCapabilities } from './routes/get-capabilities.js';
+import { getConfig } from './routes/get-config.js';
+import { getConfigTopic } from './routes/get-config-topic.js';
+import { getGlobalFold } from './routes/get-global-fold.js';
+import { getHealth } from './routes/get-health.js';
+import { getRecord } from './routes/get-record.js';
+import { getServiceDiscovery } from './routes/get-service-discovery.js';
+import { getThreadFold } from './routes/get-thread-fold.js';
+import { getThreadParticipants } from './routes/get-thread-participants.js';
+import { getThreadState } from './routes/get-thread-state.js';
+import { ingestRecord } from './routes/ingest-record.js';
+import { listFolds } from './routes/list-folds.js';
+import { listRecords } from './routes/list-records.js';
+import { listThreadRecords } from './routes/list-thread-records.js';
+import { listThreads } from './routes/list-threads.js';
+import { projectThread } from './routes/project-thread.js';
+import { queryRecords } from './routes/query-records.js';
+import { watchThread } from './routes/watch-thread.js';
+
+export { LedgerOptions, LedgerOptionsToken } from './config.js';
+
+export const LEDGER_ROUTES = [
+  getHealth,
+  getServiceDiscovery,
+  getCapabilities,
+  ingestRecord,
+  getRecord,
+  listRecords,
+  queryRecords,
+  listThreads,
+  listThreadRecords,
+  getThreadState,
+  getThreadParticipants,
+  projectThread,
+  watchThread,
+  listFolds,
+  getGlobalFold,
+  getThreadFold,
+  getConfig,
+  getConfigTopic,
+] as const;
+
+export const ledgerPlugin = definePlugin({
+  name: 'ledger',
+  version: '1.0.0',
+  options: LedgerOptions,
+  register(scope, options) {
+    bindValue(scope.container, LedgerOptionsToken, options);
+    for (const route of LEDGER_ROUTES) scope.route(route);
+    for (const flag of ['records.ingest', 'records.read', 'records.query', 'threads.read', 'threads.project', 'threads.watch', 'folds.read', 'config.read', 'namespaces.narrowing']) {
+      scope.capability(flag, true);
+    }
+  },
+});

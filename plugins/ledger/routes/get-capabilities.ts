@@ -1,0 +1,17 @@
+import { CapabilityFlagsToken } from '../../../core/plugin/capabilities.js';
+import { defineRoute } from '../../../core/plugin/route.js';
+import { ServerInfo } from '../../../core/server/server-info.js';
+import { buildCapabilitiesManifest, CapabilitiesManifestSchema } from '../capabilities-manifest.js';
+
+export const getCapabilities = defineRoute({
+  operationId: 'getCapabilities',
+  method: 'GET',
+  path: '/v1/capabilities',
+  summary: 'Capabilities manifest scoped to the caller',
+  tags: ['ledger'],
+  auth: { scope: 'records:read' },
+  responses: { 200: { description: 'The manifest.', schema: CapabilitiesManifestSchema } },
+  errors: ['AUTH_REQUIRED'],
+  inject: { info: ServerInfo, flags: CapabilityFlagsToken },
+  handler: (_input, { info, flags }) => buildCapabilitiesManifest(info, flags),
+});

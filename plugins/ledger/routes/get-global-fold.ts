@@ -1,0 +1,18 @@
+import { Type } from 'typebox';
+import { FoldEngineToken } from '../../../core/engine/fold-engine.js';
+import { defineRoute } from '../../../core/plugin/route.js';
+import { FoldAnswerSchema } from '../../../core/plugin/shared-schemas.js';
+
+export const getGlobalFold = defineRoute({
+  operationId: 'getGlobalFold',
+  method: 'GET',
+  path: '/v1/folds/{name}',
+  summary: 'Value of a global fold',
+  tags: ['ledger'],
+  auth: { scope: 'records:read' },
+  request: { params: Type.Object({ name: Type.String({ pattern: '^[a-z][a-z0-9_]{0,63}$' }) }) },
+  responses: { 200: { description: 'The fold answer.', schema: FoldAnswerSchema } },
+  errors: ['INVALID_SHAPE', 'NOT_FOUND', 'AUTH_REQUIRED', 'SCOPE_FORBIDDEN'],
+  inject: { folds: FoldEngineToken },
+  handler: ({ params }, { folds }) => folds.global(params.name),
+});

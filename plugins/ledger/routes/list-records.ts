@@ -1,0 +1,37 @@
+import { Type } from 'typebox';
+import { LoomError } from '../../../core/errors/loom-error.js';
+import { defineRoute } from '../../../core/plugin/route.js';
+import { RecordStore } from '../../../storage/contract/record-store.js';
+import { toRecordList } from '../record-pages.js';
+import { Cursor, PageLimit, RecordList } from '../schemas.js';
+
+export const listRecords = defineRoute({
+  operationId: 'listRecords',
+  method: 'GET',
+  path: '/v1/records',
+  summary: 'List the records of a thread or of an actor',
+  description: 'Exactly one of thread or actor. Records come in log order (ascending sequence); page with after=next_cursor.',
+  tags: ['ledger'],
+  auth: { scope: 'records:read' },
+  request: {
+    query: Type.Object(
+      {
+        thread: Type.Optional(Type.String({ maxLength: 80 })),
+        actor: Type.Optional(Type.String({ maxLength: 512 })),
+        after: Type.Optional(Cursor),
+        limit: Type.Optional(PageLimit),
+      },
+      { additionalProperties: false },
+    ),
+  },
+  responses: { 200: { description: 'A page of records.', schema: RecordList } },
+  errors: ['INVALID_SHAPE', 'AUTH_REQUIRED', 'SCOPE_FORBIDDEN'],
+  inject: { store: RecordStore },
+  handler: async ({ query }, { store }) => {
+    if ((query.thread === undefined) === (query.actor === undefined)) {
+      throw new LoomError('INVALID_SHAPE', 'query: give exactly one of thread or actor');
+    }
+    const page = { after: query.after ? Number(query.after) : 0, limit: query.limit };
+    return toRecordList(query.thread !== undefined ? await store.listByThread(query.thread, page) : await store.listByActor(query.actor!, page));
+  },
+});

@@ -1,0 +1,87 @@
+import { Type } from 'typebox';
+import { FoldEngineToken } from '../../../core/engine/fold-engine.js';
+import type { ThreadStateValue } from '../../../core/folds/thread-state.js';
+import type { LoomRecord } from '../../../core/records/record.js';
+import { defineRoute } from '../../../core/plugin/route.js';
+import { RecordStore } from '../../../storage/contract/record-store.js';
+import { projectMessages, projectTui } from '../thread-projection.js';
+import { checkThreadId, ThreadParams } from '../thread-param.js';
+
+/** Projections read at most this many records; longer threads are truncated and say so. */
+const PROJECTION_MAX_RECORDS = 5000;
+
+const MessageSchema = Type.Object(
+  {
+    role: Type.Union([Type.Literal('user'), Type.Literal('assistant'), Type.Literal('system'), Type.Literal('tool')]),
+    actor: Type.String(),
+    act: Type.String(),
+    clock: Type.Integer(),
+    record_id: Type.String(),
+    content: Type.String(),
+  },
+  { $id: 'ProjectedMessage' },
+);
+
+export const projectThread = defineRoute({
+  operationId: 'projectThread',
+  method: 'GET',
+  path: '/v1/threads/{id}/project',
+  summary: 'Readable projection of a thread',
+  description: 'format=tui gives a turn-by-turn terminal view in `text`; format=messages gives a chat-style list in `messages`.',
+  tags: ['ledger'],
+  auth: { scope: 'records:read' },
+  request: {
+    params: ThreadParams,
+    query: Type.Object(
+      {
+        format: Type.Optional(Type.Union([Type.Literal('tui'), Type.Literal('messages')], { default: 'tui' })),
+        width: Type.Optional(Type.Integer({ minimum: 40, maximum: 400, default: 100 })),
+      },
+      { additionalProperties: false },
+    ),
+  },
+  responses: {
+    200: {
+      description: 'The projection.',
+      schema: Type.Object(
+        {
+          object: Type.Literal('thread_projection'),
+          thread: Type.String(),
+          format: Type.Union([Type.Literal('tui'), Type.Literal('messages')]),
+          watermark: Type.Integer(),
+          truncated: Type.Boolean(),
+          text: Type.Optional(Type.String()),
+          messages: Type.Optional(Type.Array(MessageSchema)),
+        },
+        { $id: 'ThreadProjection' },
+      ),
+    },
+  },
+  errors: ['INVALID_SHAPE', 'AUTH_REQUIRED', 'SCOPE_FORBIDDEN'],
+  inject: { store: RecordStore, folds: FoldEngineToken },
+  handler: async ({ params, query }, { store, folds }) => {
+    const thread = checkThreadId(params.id);
+    const records: LoomRecord[] = [];
+    let after = 0;
+    let truncated = false;
+    let watermark = 0;
+    for (;;) {
+      const page = await store.listByThread(thread, { after, limit: 1000 });
+      for (const stored of page.items) {
+        if (records.length >= PROJECTION_MAX_RECORDS) {
+          truncated = true;
+          break;
+        }
+        records.push(stored.record);
+        watermark = stored.sequence;
+      }
+      if (truncated || page.nextAfter === null) break;
+      after = page.nextAfter;
+    }
+    const format = query.format ?? 'tui';
+    const base = { object: 'thread_projection' as const, thread, format, watermark, truncated };
+    if (format === 'messages') return { ...base, messages: projectMessages(records) };
+    const state = (await folds.thread<ThreadStateValue>('thread_state', thread)).value;
+    return { ...base, text: projectTui(state, records, query.width ?? 100) };
+  },
+});

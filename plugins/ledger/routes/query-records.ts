@@ -1,0 +1,37 @@
+import { defineRoute } from '../../../core/plugin/route.js';
+import { RecordStore } from '../../../storage/contract/record-store.js';
+import { parseRecordQuery } from '../../../storage/contract/query/parse-query.js';
+import { LoomError } from '../../../core/errors/loom-error.js';
+import { RecordQueryBody, RecordQueryResult } from '../schemas.js';
+
+export const queryRecords = defineRoute({
+  operationId: 'queryRecords',
+  method: 'POST',
+  path: '/v1/records/query',
+  summary: 'Structured query over records',
+  description:
+    'Operators $eq $ne $gt $gte $lt $lte $in $nin $like $ilike $regex $exists $and $or $not over columns ' +
+    '(id, thread, actor, act, clock, data_type, judged_by, namespace, created_at, sequence) and body.<path>. ' +
+    'limit defaults to 100 and is clamped to 1000; capped is true when more rows match beyond the page.',
+  tags: ['ledger'],
+  auth: { scope: 'records:read' },
+  request: { body: RecordQueryBody },
+  // parseRecordQuery gives the precise INVALID_QUERY messages.
+  bodyValidation: 'handler',
+  invalidInput: 'INVALID_QUERY',
+  responses: { 200: { description: 'Matching records.', schema: RecordQueryResult } },
+  errors: ['INVALID_QUERY', 'INTERNAL', 'AUTH_REQUIRED', 'SCOPE_FORBIDDEN', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE'],
+  inject: { store: RecordStore },
+  handler: async ({ body }, { store }) => {
+    const query = parseRecordQuery(body ?? {});
+    if (!store.capabilities.structuredQuery) throw new LoomError('INVALID_QUERY', `the ${store.capabilities.backend} store does not support structured queries`);
+    const result = await store.query(query);
+    return {
+      object: 'list' as const,
+      data: result.items.map((stored) => stored.record),
+      capped: result.capped,
+      matched_total: result.matchedTotal,
+      ...(query.explain && result.plan ? { plan: result.plan } : {}),
+    };
+  },
+});
