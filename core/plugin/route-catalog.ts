@@ -30,3 +30,6 @@ export class RouteCatalog {
     return this.entries;
   }
 }
+
+import { token } from '../di/token.js';
+export const RouteCatalogToken = token<RouteCatalog>('core.RouteCatalog');

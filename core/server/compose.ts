@@ -19,7 +19,7 @@ import { CapabilityFlags, CapabilityFlagsToken } from '../plugin/capabilities.js
 import { jsonLogger, Logger } from '../plugin/logger.js';
 import type { PluginRegistration } from '../plugin/plugin.js';
 import { registerPlugins } from '../plugin/plugin-host.js';
-import { RouteCatalog } from '../plugin/route-catalog.js';
+import { RouteCatalog, RouteCatalogToken } from '../plugin/route-catalog.js';
 import { RecordStore } from '../../storage/contract/record-store.js';
 import { LevelRecordStore } from '../../storage/level/index.js';
 import { SqliteRecordStore } from '../../storage/sqlite/index.js';
@@ -126,6 +126,7 @@ export async function createLoom(options: LoomOptions = {}): Promise<Loom> {
   bindValue(root, ServerInfo, info);
 
   const catalog = new RouteCatalog();
+  bindValue(root, RouteCatalogToken, catalog);
   const registered = await registerPlugins([{ plugin: ledgerPlugin, options: options.ledger ?? {} }, ...(options.plugins ?? [])], {
     root,
     catalog,
