@@ -95,18 +95,11 @@ describe('namespace paths', () => {
       }
     });
 
-    // KNOWN SOURCE BUG (reported): "default" is both the DEFAULT namespace (0 segments)
-    // and a syntactically valid ORG segment. `default/web` passes namespaceSyntaxError and
-    // is a PROJECT, but its first ancestor `default` reports level DEFAULT, not ORG, and the
-    // namespace registry refuses to declare `default` ("cannot modify the DEFAULT namespace"),
-    // so narrowing can never accept `default/web`. Expected: refuse "default" as a segment
-    // (or make it the DEFAULT root of the chain).
-    it('KNOWN SOURCE BUG: a valid id whose first segment is "default" has a consistent chain', () => {
-      const id = 'default/web';
-      if (namespaceSyntaxError(id) !== null) return; // refusing it is one acceptable fix
-      namespaceChain(id).forEach((ancestor, i) => {
-        expect(namespaceLevel(ancestor), ancestor).to.equal(NAMESPACE_LEVELS[i + 1]);
-      });
+    // "default" is the DEFAULT namespace, which has no children: as a first segment it would
+    // give a chain that starts at level DEFAULT and could never be declared.
+    it('refuses "default" as the first segment of a namespace id', () => {
+      expect(namespaceSyntaxError('default/web')).to.be.a('string');
+      expect(namespaceSyntaxError('acme/default')).to.equal(null);
     });
   });
 });

@@ -18,6 +18,7 @@ export function namespaceSyntaxError(id: string): string | null {
   if (id.length > NAMESPACE_MAX_LENGTH) return `must be at most ${NAMESPACE_MAX_LENGTH} characters`;
   const segments = id.split('/');
   if (segments.length > NAMESPACE_LEVELS.length - 1) return `must have at most ${NAMESPACE_LEVELS.length - 1} segments (ORG/PROJECT/ENV/JOB)`;
+  if (segments[0] === DEFAULT_NAMESPACE) return 'must not start with "default": the default namespace has no children';
   for (const segment of segments) {
     if (!SEGMENT.test(segment)) return `segment "${segment}" must match [a-z0-9][a-z0-9_-]*`;
     if (segment.length > NAMESPACE_SEGMENT_MAX_LENGTH) return `segment "${segment}" must be at most ${NAMESPACE_SEGMENT_MAX_LENGTH} characters`;

@@ -29,6 +29,10 @@ export function taskThreadId(alias: string, nonce: string, sha256Hex: Sha256Hex 
 /** Dispatch thread: from parent thread, target actor and the dispatch timestamp (ISO 8601, UTC). */
 export function dispatchThreadId(parentThread: string, targetActor: string, dispatchedAt: Date | string, sha256Hex: Sha256Hex = nobleSha256Hex): string {
   if (!isThreadId(parentThread)) throw new TypeError('parentThread must be a thread id');
+  // A timestamp without an offset would be read in the machine's time zone, so two machines could derive different ids.
+  if (typeof dispatchedAt === 'string' && !/(Z|[+-]\d{2}:?\d{2})$/i.test(dispatchedAt)) {
+    throw new TypeError('dispatchedAt must carry a time zone offset (e.g. 2024-05-01T12:34:56Z)');
+  }
   const at = typeof dispatchedAt === 'string' ? new Date(dispatchedAt) : dispatchedAt;
   if (Number.isNaN(at.getTime())) throw new TypeError('dispatchedAt must be a valid timestamp');
   return 'th_' + sha256Hex(canonicalJson(['dispatch', parentThread, targetActor, at.toISOString()]));

@@ -59,7 +59,8 @@ export function validateRecordInput(input: unknown): RecordValidation {
   }
 
   // parents and judged_by may be omitted: the spec's ingest examples omit both (docs/decisions.md).
-  const parents = input.parents ?? [];
+  // Omitted means []; an explicit null is a wrong type, not an omission.
+  const parents = 'parents' in input ? input.parents : [];
   if (!Array.isArray(parents)) return fail('parents', `must be an array of record ids, got ${describe(parents)}`);
   if (parents.length > MAX_PARENTS) return fail('parents', `must have at most ${MAX_PARENTS} entries, got ${parents.length}`);
   for (let i = 0; i < parents.length; i++) {
@@ -118,7 +119,8 @@ export function validateRecordInput(input: unknown): RecordValidation {
       actor: input.actor as string,
       act: input.act,
       body: input.body,
-      clock,
+      // -0 is an integer JSON may carry; it is the clock 0.
+      clock: clock === 0 ? 0 : clock,
       data_type: input.data_type,
       judged_by: judgedBy as string | null,
     },

@@ -55,7 +55,7 @@ export class GroupCommit {
   private async writeBatch(batch: Pending[]): Promise<void> {
     const leaders: PreparedRecord[] = [];
     // For each pending entry: index of its leader in `leaders`, and how it follows.
-    const plan: Array<{ leader: number; relation: 'self' | 'same_id' | 'same_slot' }> = [];
+    const plan: Array<{ leader: number; relation: 'self' | 'follower' }> = [];
     const byId = new Map<string, number>();
     const bySlot = new Map<string, number>();
     for (const { prepared } of batch) {
@@ -63,12 +63,12 @@ export class GroupCommit {
       const slot = clockSlotKey(prepared.record);
       const sameId = byId.get(id);
       if (sameId !== undefined) {
-        plan.push({ leader: sameId, relation: 'same_id' });
+        plan.push({ leader: sameId, relation: 'follower' });
         continue;
       }
       const sameSlot = bySlot.get(slot);
       if (sameSlot !== undefined) {
-        plan.push({ leader: sameSlot, relation: 'same_slot' });
+        plan.push({ leader: sameSlot, relation: 'follower' });
         continue;
       }
       const index = leaders.push(prepared) - 1;
@@ -90,11 +90,12 @@ export class GroupCommit {
       const { leader, relation } = plan[i]!;
       const outcome = outcomes[leader]!;
       if (relation === 'self') return pending.resolve(outcome);
-      // The record that now holds the slot: the leader itself unless it lost a clock conflict.
+      // The record that holds the slot after the leader's write. A follower
+      // shares the leader's slot, so it is either that very record (already
+      // stored: an idempotent resend) or a rival of it (a clock conflict),
+      // however it joined the batch.
       const holder = outcome.status === 'duplicate_clock' ? outcome.existing : outcome.stored;
-      if (relation === 'same_id' && outcome.status !== 'duplicate_clock') {
-        return pending.resolve({ status: 'exists', stored: holder });
-      }
+      if (holder.record.id === pending.prepared.record.id) return pending.resolve({ status: 'exists', stored: holder });
       pending.resolve({ status: 'duplicate_clock', existing: holder });
     });
   }

@@ -3,7 +3,8 @@
  * character (code point), `\` escapes the next character. `$ilike` folds ASCII
  * letters only, exactly like SQLite's built-in LIKE, so both drivers agree.
  */
-const REGEX_SPECIAL = /[.*+?^${}()|[\]\\/-]/g;
+// Only syntax characters: with the `u` flag any other escape is a SyntaxError.
+const REGEX_SPECIAL = /[.*+?^${}()|[\]\\/]/g;
 
 export function likeToRegExp(pattern: string): RegExp {
   let source = '^';

@@ -1,0 +1,151 @@
+import { expect } from 'chai';
+import { LoomError } from '../errors/loom-error.js';
+import { TH_ENGINE_CONFIG, TH_NAMESPACE_REGISTRY } from '../records/reserved-threads.js';
+import { computeRecordId } from '../records/record-id.js';
+import { nobleSha256Hex } from '../records/sha256.js';
+import { rec, startTestEngine, TH_A, TH_B, type TestEngine } from './test-engine.js';
+
+async function refusal(promise: Promise<unknown>): Promise<LoomError> {
+  try {
+    await promise;
+  } catch (error) {
+    expect(error).to.be.instanceOf(LoomError);
+    return error as LoomError;
+  }
+  throw new Error('expected a refusal');
+}
+
+describe('ingest pipeline', () => {
+  let t: TestEngine;
+  beforeEach(async () => (t = await startTestEngine()));
+  afterEach(async () => t.cleanup());
+
+  it('stores a record under its content address and echoes it', async () => {
+    const input = rec({ clock: 0, act: 'INTEND', body: { goal: 'ship' } });
+    const { stored, created } = await t.engine.ingestor.ingest(input);
+    expect(created).to.equal(true);
+    expect(stored.record.id).to.equal(computeRecordId({ ...input, parents: [] } as never, nobleSha256Hex));
+    expect(stored.record.parents).to.deep.equal([]);
+    expect(stored.record.judged_by).to.equal(null);
+    expect((await t.engine.store.get(stored.record.id))?.record).to.deep.equal(stored.record);
+  });
+
+  it('answers an identical resend with the stored record, flagged not new', async () => {
+    const first = await t.engine.ingestor.ingest(rec({ clock: 0 }));
+    const again = await t.engine.ingestor.ingest(rec({ clock: 0 }));
+    expect(again.created).to.equal(false);
+    expect(again.stored.sequence).to.equal(first.stored.sequence);
+  });
+
+  it('refuses the same (actor, thread, clock) with other content: DUPLICATE_CLOCK 409', async () => {
+    await t.engine.ingestor.ingest(rec({ clock: 0, body: { a: 1 } }));
+    const error = await refusal(t.engine.ingestor.ingest(rec({ clock: 0, body: { a: 2 } })));
+    expect(error.code).to.equal('DUPLICATE_CLOCK');
+    expect(error.status).to.equal(409);
+    // Independent per actor and per thread.
+    await t.engine.ingestor.ingest(rec({ clock: 0, actor: 'did:sync:user:bob', body: { a: 2 } }));
+    await t.engine.ingestor.ingest(rec({ clock: 0, thread: TH_B, body: { a: 2 } }));
+  });
+
+  it('refuses invalid shapes with INVALID_SHAPE naming the field', async () => {
+    for (const [input, field] of [
+      [{ ...rec({ clock: 0 }), thread: 'th_nope' }, 'thread'],
+      [{ ...rec({ clock: -1 }) }, 'clock'],
+      [{ ...rec({ clock: 0 }), act: 'SHOUT' }, 'act'],
+      [{ ...rec({ clock: 0 }), body: { s: 'lone \ud800 surrogate' } }, 'body'],
+      [{ ...rec({ clock: 0 }), id: '0'.repeat(64) }, 'id'],
+      [{ ...rec({ clock: 0 }), body: { namespace: 7 } }, 'body.namespace'],
+    ] as const) {
+      const error = await refusal(t.engine.ingestor.ingest(input));
+      expect(error.code, field).to.equal('INVALID_SHAPE');
+      expect(error.message, field).to.contain(field);
+    }
+  });
+
+  it('accepts the id when the client echoes the right one', async () => {
+    const input = rec({ clock: 3 });
+    const id = computeRecordId({ ...input, parents: [] } as never);
+    const { stored } = await t.engine.ingestor.ingest({ ...input, id });
+    expect(stored.record.id).to.equal(id);
+  });
+
+  describe('namespace narrowing', () => {
+    const declare = (namespace_id: string, clock: number, state = 'active') =>
+      t.engine.ingestor.ingest(rec({ thread: TH_NAMESPACE_REGISTRY, act: 'LEARN', actor: 'did:sync:system:ops', clock, body: { namespace_id, state } }));
+
+    it('always accepts the default namespace', async () => {
+      await t.engine.ingestor.ingest(rec({ clock: 0 }));
+      await t.engine.ingestor.ingest(rec({ clock: 1, body: { namespace: 'default' } }));
+    });
+
+    it('refuses a missing ancestor with 403 NAMESPACE_REJECTED, type and recovery command', async () => {
+      const error = await refusal(t.engine.ingestor.ingest(rec({ clock: 0, body: { namespace: 'acme/web/prod' } })));
+      expect(error.code).to.equal('NAMESPACE_REJECTED');
+      expect(error.status).to.equal(403);
+      expect(error.type).to.equal('invalid_request_error');
+      expect(error.message).to.contain('"acme"').and.to.contain('loom namespace create acme');
+    });
+
+    it('accepts a record right after its namespace chain is declared (read-your-writes)', async () => {
+      await declare('acme', 0);
+      const missing = await refusal(t.engine.ingestor.ingest(rec({ clock: 0, body: { namespace: 'acme/web' } })));
+      expect(missing.message).to.contain('"acme/web"');
+      await declare('acme/web', 1);
+      await t.engine.ingestor.ingest(rec({ clock: 0, body: { namespace: 'acme/web' } }));
+    });
+
+    it('refuses records under an archived ancestor and accepts again once re-activated', async () => {
+      await declare('acme', 0);
+      await declare('acme/web', 1);
+      await declare('acme', 2, 'archived');
+      const error = await refusal(t.engine.ingestor.ingest(rec({ clock: 0, body: { namespace: 'acme/web' } })));
+      expect(error.code).to.equal('NAMESPACE_REJECTED');
+      expect(error.message).to.contain('"acme"').and.to.contain('archived');
+      await declare('acme', 3, 'active');
+      await t.engine.ingestor.ingest(rec({ clock: 0, body: { namespace: 'acme/web' } }));
+    });
+
+    it('keeps the registry across a restart (rebuilt from the log)', async () => {
+      await declare('acme', 0);
+      const engine = await t.restart();
+      await engine.ingestor.ingest(rec({ clock: 0, body: { namespace: 'acme' } }));
+    });
+  });
+
+  describe('group commit', () => {
+    it('resolves concurrent conflicting ingests exactly as if one by one', async () => {
+      // 50 distinct records, each sent 3 times, plus 50 rivals for the same clocks with other bodies.
+      const inputs: unknown[] = [];
+      for (let i = 0; i < 50; i++) {
+        const original = rec({ clock: i, body: { n: i } });
+        inputs.push(original, rec({ clock: i, body: { n: -i - 1 } }), original, original);
+      }
+      const results = await Promise.allSettled(inputs.map((input) => t.engine.ingestor.ingest(input)));
+      for (let i = 0; i < 50; i++) {
+        const [first, rival, again1, again2] = results.slice(i * 4, i * 4 + 4);
+        expect(first!.status).to.equal('fulfilled');
+        expect((first as PromiseFulfilledResult<{ created: boolean }>).value.created).to.equal(true);
+        expect(rival!.status).to.equal('rejected');
+        expect(((rival as PromiseRejectedResult).reason as LoomError).code).to.equal('DUPLICATE_CLOCK');
+        for (const again of [again1, again2]) {
+          expect((again as PromiseFulfilledResult<{ created: boolean }>).value.created).to.equal(false);
+        }
+      }
+      expect(await t.engine.store.watermark()).to.equal(50);
+    });
+
+    it('ingestMany reports each record on its own', async () => {
+      const results = await t.engine.ingestor.ingestMany([rec({ clock: 0 }), { nope: true }, rec({ clock: 0 }), rec({ clock: 0, body: { x: 1 } })]);
+      expect((results[0] as { created: boolean }).created).to.equal(true);
+      expect((results[1] as LoomError).code).to.equal('INVALID_SHAPE');
+      expect((results[2] as { created: boolean }).created).to.equal(false);
+      expect((results[3] as LoomError).code).to.equal('DUPLICATE_CLOCK');
+    });
+  });
+
+  it('reloads configuration on broadcast, before ingest answers', async () => {
+    expect(t.engine.config().auth_required.enabled).to.equal(false);
+    await t.engine.ingestor.ingest(rec({ thread: TH_ENGINE_CONFIG, act: 'LEARN', clock: 0, body: { topic: 'auth_required', enabled: true } }));
+    expect(t.engine.config().auth_required.enabled).to.equal(true);
+  });
+});

@@ -1,0 +1,79 @@
+import { expect } from 'chai';
+import { replayFold } from './fold.js';
+import { threadStateFold, type ThreadStateValue } from './thread-state.js';
+import { rec, startTestEngine, TH_A, type TestEngine } from '../engine/test-engine.js';
+
+describe('thread_state fold', () => {
+  let t: TestEngine;
+  beforeEach(async () => (t = await startTestEngine()));
+  afterEach(async () => t.cleanup());
+
+  const ingest = (input: Parameters<typeof rec>[0]) => t.engine.ingestor.ingest(rec(input));
+  const state = async () => (await t.engine.folds.thread<ThreadStateValue>('thread_state', TH_A)).value;
+  const fullReplay = async () => {
+    const page = await t.engine.store.listByThread(TH_A, { limit: 1000 });
+    return replayFold(threadStateFold, TH_A, page.items);
+  };
+
+  it('follows the arc: INTEND opens, a KNOW fulfilling it closes, a new INTEND reopens', async () => {
+    expect((await state()).status).to.equal('none');
+    const intend = await ingest({ clock: 0, act: 'INTEND', body: { goal: 'write docs', task: true } });
+    expect(await state()).to.include({ status: 'open', opened_by: 'did:sync:user:alice', first_goal: 'write docs' });
+    await ingest({ clock: 0, actor: 'did:sync:agent:bot', act: 'DO', body: { tool: 'editor' } });
+    await ingest({ clock: 1, actor: 'did:sync:agent:bot', act: 'KNOW', body: { fulfills: 'f'.repeat(64) } });
+    expect((await state()).status, 'fulfilling an unknown record does not close').to.equal('open');
+    const done = await ingest({ clock: 2, actor: 'did:sync:agent:bot', act: 'KNOW', body: { fulfills: intend.stored.record.id } });
+    const closed = await state();
+    expect(closed.status).to.equal('closed');
+    expect(closed.closed_by).to.deep.equal({ record: done.stored.record.id, actor: 'did:sync:agent:bot', reason: 'fulfilled' });
+    await ingest({ clock: 1, act: 'INTEND', body: { goal: 'again' } });
+    expect(await state()).to.include({ status: 'open', first_goal: 'write docs' });
+  });
+
+  it('closes on a DO cancelling an INTEND and on a reject verdict', async () => {
+    const intend = await ingest({ clock: 0, act: 'INTEND', body: { goal: 'g' } });
+    await ingest({ clock: 1, act: 'DO', body: { cancels: intend.stored.record.id, reason: 'dup' } });
+    expect((await state()).closed_by?.reason).to.equal('cancelled');
+    await ingest({ clock: 2, act: 'INTEND', body: { goal: 'h' } });
+    await ingest({ clock: 0, actor: 'did:sync:user:rev', act: 'KNOW', body: { verdict: 'reject' } });
+    expect((await state()).closed_by?.reason).to.equal('rejected');
+  });
+
+  it('tracks per-actor highest clocks, participants and counts, with gaps allowed', async () => {
+    for (const clock of [0, 1, 5, 7]) await ingest({ clock });
+    await ingest({ clock: 0, actor: 'did:sync:user:bob' });
+    const v = await state();
+    expect(v.actor_clocks).to.deep.equal({ 'did:sync:user:alice': 7, 'did:sync:user:bob': 0 });
+    expect(v.participants).to.deep.equal(['did:sync:user:alice', 'did:sync:user:bob']);
+    expect(v.record_count).to.equal(5);
+    expect(v.last_clock).to.equal(7);
+  });
+
+  it('applied incrementally equals the full replay, at every step', async () => {
+    const actors = ['did:sync:user:a', 'did:sync:agent:b', 'did:sync:system:c'];
+    const clocks = new Map<string, number>();
+    let intendId: string | null = null;
+    for (let i = 0; i < 60; i++) {
+      const actor = actors[i % 3]!;
+      const clock = (clocks.get(actor) ?? -1) + 1 + (i % 4 === 0 ? 2 : 0);
+      clocks.set(actor, clock);
+      const act = i % 11 === 0 ? 'INTEND' : i % 13 === 0 ? 'DO' : 'KNOW';
+      const body: Record<string, unknown> = act === 'INTEND' ? { goal: `g${i}` } : act === 'DO' && intendId ? { cancels: intendId } : i % 17 === 0 && intendId ? { fulfills: intendId } : { n: i };
+      const { stored } = await ingest({ clock, actor, act, body });
+      if (act === 'INTEND') intendId = stored.record.id;
+      if (i % 5 === 0) expect(await state()).to.deep.equal(await fullReplay());
+    }
+    expect(await state()).to.deep.equal(await fullReplay());
+    // A fresh engine (empty cache) computes the same value from the log.
+    await t.restart();
+    expect(await state()).to.deep.equal(await fullReplay());
+  });
+
+  it('answers with the fold envelope and a watermark', async () => {
+    const { stored } = await ingest({ clock: 0 });
+    const answer = await t.engine.folds.thread('thread_state', TH_A);
+    expect(answer.fold_name).to.equal('thread_state');
+    expect(answer.watermark).to.equal(stored.sequence);
+    expect(answer.cache_key).to.be.a('string');
+  });
+});
