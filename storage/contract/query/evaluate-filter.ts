@@ -8,7 +8,8 @@
  *   (numbers with numbers, strings with strings, booleans with booleans);
  * - `$ne`/`$nin` are the negation of `$eq`/`$in`, so a missing member matches them;
  * - `$like`, `$ilike`, `$regex` match strings only;
- * - body paths address object members; arrays are not traversed.
+ * - body paths address object members; arrays are not traversed;
+ * - `judged_by` is a string or null: `$eq: null` matches unjudged records, `$exists` means non-null.
  */
 import type { StoredRecord } from '../stored-record.js';
 import { namespaceOf } from '../stored-record.js';
@@ -30,7 +31,8 @@ export function resolveField(stored: StoredRecord, field: FieldRef): Resolved {
       case 'sequence':
         return stored.sequence;
       case 'judged_by':
-        return record.judged_by === null ? MISSING : record.judged_by;
+        // null is a value ("no judgment"): `$eq: null` matches it; `$exists` means non-null (see exists below).
+        return record.judged_by;
       default:
         return record[field.column];
     }
@@ -112,8 +114,11 @@ export function matchesFilter(stored: StoredRecord, node: FilterNode): boolean {
       re.lastIndex = 0;
       return re.test(value);
     }
-    case 'exists':
-      return (resolveField(stored, node.field) !== MISSING) === node.exists;
+    case 'exists': {
+      const value = resolveField(stored, node.field);
+      const present = node.field.kind === 'column' && node.field.column === 'judged_by' ? value !== null : value !== MISSING;
+      return present === node.exists;
+    }
   }
 }
 

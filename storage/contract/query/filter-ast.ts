@@ -32,7 +32,7 @@ export type FilterNode =
   | { readonly op: 'like'; readonly field: FieldRef; readonly pattern: string; readonly caseInsensitive: boolean }
   /** ECMAScript regular expression with the `u` flag. */
   | { readonly op: 'regex'; readonly field: FieldRef; readonly source: string; readonly flags: string }
-  /** The path is present (JSON null counts as present; for judged_by, non-null). */
+  /** The path is present (JSON null counts as present in bodies; for judged_by, present means non-null). */
   | { readonly op: 'exists'; readonly field: FieldRef; readonly exists: boolean };
 
 export interface SortSpec {
