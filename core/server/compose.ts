@@ -24,6 +24,7 @@ import { RecordStore } from '../../storage/contract/record-store.js';
 import { LevelRecordStore } from '../../storage/level/index.js';
 import { SqliteRecordStore } from '../../storage/sqlite/index.js';
 import { ledgerPlugin } from '../../plugins/ledger/index.js';
+import { openapiPlugin } from '../../openapi/openapi-plugin.js';
 import { createServer } from './create-server.js';
 import { API_VERSION, ServerInfo, SPEC_VERSION } from './server-info.js';
 import { LOOM_VERSION } from './version.js';
@@ -36,7 +37,7 @@ export interface LoomOptions {
   readonly storage?: StoreBackend | RecordStore;
   /** Where the embedded store keeps its files. @default './data' */
   readonly dataDir?: string;
-  /** Plugins besides the always-loaded ledger plugin, each optionally with options. */
+  /** Plugins besides the always-loaded ledger and openapi plugins, each optionally with options. */
   readonly plugins?: readonly PluginRegistration[];
   /** Options of the ledger plugin. */
   readonly ledger?: { watchHeartbeatMs?: number };
@@ -127,7 +128,7 @@ export async function createLoom(options: LoomOptions = {}): Promise<Loom> {
 
   const catalog = new RouteCatalog();
   bindValue(root, RouteCatalogToken, catalog);
-  const registered = await registerPlugins([{ plugin: ledgerPlugin, options: options.ledger ?? {} }, ...(options.plugins ?? [])], {
+  const registered = await registerPlugins([{ plugin: ledgerPlugin, options: options.ledger ?? {} }, openapiPlugin, ...(options.plugins ?? [])], {
     root,
     catalog,
     capabilities,

@@ -1,0 +1,121 @@
+/**
+ * Route catalogue → OpenAPI 3.1. The catalogue is the only input: what is
+ * mounted is what is documented. Route schemas are JSON Schema, which 3.1
+ * embeds as is; `$id` schemas become named components (components.ts).
+ * Output is deterministic (catalogue order for paths, status order for
+ * responses, name order for components), so the drift test is meaningful.
+ */
+import {
+  OpenApiBuilder,
+  type OpenAPIObject,
+  type OperationObject,
+  type ParameterLocation,
+  type ParameterObject,
+  type ReferenceObject,
+  type ResponsesObject,
+  type SchemaObject,
+} from 'openapi3-ts/oas31';
+import { errorStatus, type ErrorCode } from '../core/errors/codes.js';
+import type { AnyRouteDecl } from '../core/plugin/route.js';
+import type { RouteCatalog } from '../core/plugin/route-catalog.js';
+import { ComponentRegistry, ERROR_ENVELOPE_REF } from './components.js';
+
+export interface OpenApiInfo {
+  /** The package version; must be stable for the committed document. */
+  readonly version: string;
+}
+
+export const OPENAPI_VERSION = '3.1.0';
+export const BEARER_SCHEME = 'bearer';
+
+const DESCRIPTION =
+  'Loom, a coordination ledger: append-only, content-addressed records grouped in threads, with folds computed over them. ' +
+  'Every refusal is an ErrorEnvelope `{object: "error", code, message}`; the codes each operation may return are listed on its error responses.';
+
+function byNumber(a: number, b: number): number {
+  return a - b;
+}
+
+function parameters(route: AnyRouteDecl, components: ComponentRegistry): ParameterObject[] {
+  const out: ParameterObject[] = [];
+  const parts: Array<[ParameterLocation, unknown]> = [
+    ['path', route.request?.params],
+    ['query', route.request?.query],
+    ['header', route.request?.headers],
+  ];
+  for (const [location, schema] of parts) {
+    if (!schema) continue;
+    const { properties = {}, required = [] } = JSON.parse(JSON.stringify(schema)) as { properties?: Record<string, { description?: string }>; required?: string[] };
+    for (const [name, { description, ...property }] of Object.entries(properties)) {
+      out.push({
+        name,
+        in: location,
+        // OpenAPI requires path parameters to be required.
+        required: location === 'path' || required.includes(name),
+        // The description belongs to the parameter (the SDK's JSDoc reads it there).
+        ...(description ? { description } : {}),
+        schema: components.schema(property),
+      });
+    }
+  }
+  // A `{param}` of the path without a declared schema is still a parameter.
+  for (const [, name] of route.path.matchAll(/\{([^}]+)\}/g)) {
+    if (!out.some((p) => p.in === 'path' && p.name === name)) out.push({ name: name!, in: 'path', required: true, schema: { type: 'string' } });
+  }
+  return out;
+}
+
+function responses(route: AnyRouteDecl, components: ComponentRegistry): ResponsesObject {
+  const out: ResponsesObject = {};
+  for (const status of Object.keys(route.responses).map(Number).sort(byNumber)) {
+    const spec = route.responses[status]!;
+    const contentType = spec.contentType ?? 'application/json';
+    out[String(status)] = { description: spec.description, content: { [contentType]: spec.schema ? { schema: components.schema(spec.schema) } : {} } };
+  }
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of route.errors) {
+    const codes = byStatus.get(errorStatus(code)) ?? [];
+    if (!codes.includes(code)) codes.push(code);
+    byStatus.set(errorStatus(code), codes);
+  }
+  for (const status of [...byStatus.keys()].sort(byNumber)) {
+    if (out[String(status)]) throw new Error(`${route.operationId}: error status ${status} collides with a declared success response`);
+    const codes = byStatus.get(status)!;
+    const envelope: ReferenceObject = { $ref: ERROR_ENVELOPE_REF };
+    out[String(status)] = { description: `Error envelope; code is one of: ${codes.join(', ')}.`, content: { 'application/json': { schema: envelope } } };
+  }
+  return out;
+}
+
+function operation(route: AnyRouteDecl, components: ComponentRegistry): OperationObject {
+  const params = parameters(route, components);
+  const body = route.request?.body;
+  return {
+    operationId: route.operationId,
+    summary: route.summary,
+    ...(route.description ? { description: route.description } : {}),
+    tags: [...route.tags],
+    security: route.auth === 'none' ? [] : [{ [BEARER_SCHEME]: [route.auth.scope] }],
+    ...(params.length ? { parameters: params } : {}),
+    ...(body ? { requestBody: { required: true, content: { 'application/json': { schema: components.schema(body) } } } } : {}),
+    responses: responses(route, components),
+  };
+}
+
+export function buildOpenApi(catalog: RouteCatalog, info: OpenApiInfo): OpenAPIObject {
+  const components = new ComponentRegistry();
+  const entries = catalog.all();
+  const tags = [...new Set(entries.flatMap(({ route }) => route.tags))].sort();
+  // Key order of the document is fixed here; the builder fills the sections in.
+  const builder = OpenApiBuilder.create({
+    openapi: OPENAPI_VERSION,
+    info: { title: 'Loom', version: info.version, description: DESCRIPTION },
+    tags: tags.map((name) => ({ name })),
+    paths: {},
+    components: { schemas: {}, securitySchemes: {} },
+  });
+  for (const { route } of entries) builder.addPath(route.path, { [route.method.toLowerCase()]: operation(route, components) });
+  for (const [name, schema] of components.sorted()) builder.addSchema(name, schema as SchemaObject);
+  builder.addSecurityScheme(BEARER_SCHEME, { type: 'http', scheme: 'bearer', description: 'A grant token: `Authorization: Bearer <token>`.' });
+  return builder.getSpec();
+}

@@ -1,0 +1,53 @@
+/**
+ * hapi's router and the route catalogue agree: every mounted route carries
+ * its declaration (`settings.plugins.loom`) under its operationId, and no
+ * route is mounted outside the catalogue.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect } from 'chai';
+import { silentLogger } from '../core/plugin/logger.js';
+import type { AnyRouteDecl } from '../core/plugin/route.js';
+import { createLoom, type Loom } from '../core/server/compose.js';
+
+describe('route coverage', () => {
+  let dataDir: string;
+  let loom: Loom;
+
+  before(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'loom-coverage-'));
+    loom = await createLoom({ dataDir, port: 0, logger: silentLogger });
+    await loom.initialize();
+  });
+
+  after(async () => {
+    await loom?.stop();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('every server.table() route carries its declaration, with settings.id = operationId', () => {
+    const byOperationId = new Map(loom.catalog.all().map(({ route }) => [route.operationId, route]));
+    const table = loom.server.table();
+    expect(table).to.not.be.empty;
+    for (const route of table) {
+      const where = `${route.method.toUpperCase()} ${route.path}`;
+      const decl = (route.settings.plugins as { loom?: AnyRouteDecl } | undefined)?.loom;
+      expect(decl, `${where} has no route declaration (plugins.loom)`).to.be.an('object');
+      expect(route.settings.id, where).to.equal(decl!.operationId);
+      const declared = byOperationId.get(decl!.operationId);
+      expect(declared, `${where}: ${decl!.operationId} is not in the catalogue`).to.not.equal(undefined);
+      expect(route.method.toUpperCase(), where).to.equal(declared!.method);
+      expect(route.path, where).to.equal(declared!.path);
+    }
+  });
+
+  it('the catalogue and the router have the same size', () => {
+    expect(loom.server.table().length).to.equal(loom.catalog.all().length);
+  });
+
+  it('operationIds are unique', () => {
+    const ids = loom.catalog.all().map(({ route }) => route.operationId);
+    expect(new Set(ids).size).to.equal(ids.length);
+  });
+});
