@@ -1,0 +1,76 @@
+/**
+ * `loom serve`: the reference server. Embedded SQLite under ./data on port
+ * 9100 by default; one startup line; JSON-lines logs; clean shutdown on
+ * SIGINT/SIGTERM (in-flight requests finish, storage flushes).
+ */
+import { parseArgs } from 'node:util';
+import { createLoom, STORE_BACKENDS, type StoreBackend } from '../server/compose.js';
+import { jsonLogger, type LogLevel } from '../plugin/logger.js';
+import { LOOM_VERSION } from '../server/version.js';
+import { CliError } from './cli-error.js';
+
+export const SERVE_USAGE = `loom serve [--port 9100] [--host 127.0.0.1] [--storage sqlite|level] [--data-dir ./data]
+           [--insecure-localhost] [--log-level debug|info|warn|error] [--durability full|normal]
+
+  Environment: LOOM_PORT, LOOM_HOST, LOOM_STORAGE, LOOM_DATA_DIR, LOOM_LOG_LEVEL (flags win).`;
+
+export async function serveCommand(argv: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      port: { type: 'string' },
+      host: { type: 'string' },
+      storage: { type: 'string' },
+      'data-dir': { type: 'string' },
+      'insecure-localhost': { type: 'boolean', default: false },
+      'log-level': { type: 'string' },
+      durability: { type: 'string' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+    strict: true,
+  });
+  if (values.help) {
+    process.stdout.write(SERVE_USAGE + '\n');
+    return;
+  }
+  const port = Number(values.port ?? process.env['LOOM_PORT'] ?? 9100);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(`--port must be an integer from 0 to 65535`);
+  const storage = (values.storage ?? process.env['LOOM_STORAGE'] ?? 'sqlite') as StoreBackend;
+  if (!STORE_BACKENDS.includes(storage)) throw new CliError(`--storage must be one of ${STORE_BACKENDS.join(', ')}`);
+  const level = (values['log-level'] ?? process.env['LOOM_LOG_LEVEL'] ?? 'info') as LogLevel;
+  if (!['debug', 'info', 'warn', 'error'].includes(level)) throw new CliError('--log-level must be debug, info, warn or error');
+  const durability = values.durability ?? 'full';
+  if (durability !== 'full' && durability !== 'normal') throw new CliError('--durability must be full or normal');
+  const dataDir = values['data-dir'] ?? process.env['LOOM_DATA_DIR'] ?? './data';
+  const insecure = values['insecure-localhost'] === true;
+  const host = insecure ? '127.0.0.1' : (values.host ?? process.env['LOOM_HOST'] ?? '127.0.0.1');
+  const log = jsonLogger({ level });
+
+  const loom = await createLoom({ storage, dataDir, port, host, insecureLocalhost: insecure, logger: log, durability });
+  if (insecure) log.log('warn', 'insecure-localhost: bound to 127.0.0.1 with auth enforcement disabled; for emergency use only');
+  const url = await loom.start();
+  process.stdout.write(`loom ${LOOM_VERSION} listening on ${url} (storage ${storage}, data dir ${loom.info.storeBackend === storage ? dataDir : '-'}, instance ${loom.info.instanceDid})\n`);
+  log.log('info', 'started', { url, storage, data_dir: dataDir, version: LOOM_VERSION, plugins: loom.plugins });
+
+  await new Promise<void>((resolve) => {
+    let stopping = false;
+    const shutdown = (signal: string) => {
+      if (stopping) return;
+      stopping = true;
+      log.log('info', 'stopping', { signal });
+      loom.stop().then(
+        () => {
+          log.log('info', 'stopped');
+          resolve();
+        },
+        (error: unknown) => {
+          log.log('error', 'stop failed', { error: String(error) });
+          process.exitCode = 1;
+          resolve();
+        },
+      );
+    };
+    process.once('SIGINT', () => shutdown('SIGINT'));
+    process.once('SIGTERM', () => shutdown('SIGTERM'));
+  });
+}

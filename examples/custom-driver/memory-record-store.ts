@@ -1,0 +1,119 @@
+/**
+ * An in-memory RecordStore: the reference driver and the worked example of
+ * writing one. It implements only BaseRecordStore's protected primitives
+ * (the base class checks arguments and status and does group commit) and
+ * answers queries with the reference evaluator, so it agrees with the
+ * contract by construction. Nothing survives the process, hence
+ * `persistent: false`.
+ */
+import { compareStrings } from '../../storage/contract/query/compare-values.js';
+import { compareForSort, matchesFilter } from '../../storage/contract/query/evaluate-filter.js';
+import { fieldsOf, type ParsedQuery } from '../../storage/contract/query/filter-ast.js';
+import { BaseRecordStore, type NormalisedPage } from '../../storage/contract/base-record-store.js';
+import type { QueryResult, StoreCapabilities, ThreadSummary } from '../../storage/contract/record-store.js';
+import { clockSlotKey, type AppendOutcome, type PreparedRecord, type StoredRecord } from '../../storage/contract/stored-record.js';
+
+/** Index of the first record with sequence > `after` in a list ascending by sequence. */
+function firstAfter(list: readonly StoredRecord[], after: number): number {
+  let low = 0;
+  let high = list.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if (list[mid]!.sequence <= after) low = mid + 1;
+    else high = mid;
+  }
+  return low;
+}
+
+function pageOf(list: readonly StoredRecord[] | undefined, page: NormalisedPage): StoredRecord[] {
+  if (!list) return [];
+  const start = firstAfter(list, page.after);
+  return list.slice(start, start + page.limit);
+}
+
+function appendTo<K>(index: Map<K, StoredRecord[]>, key: K, stored: StoredRecord): void {
+  const list = index.get(key);
+  if (list) list.push(stored);
+  else index.set(key, [stored]);
+}
+
+export class MemoryRecordStore extends BaseRecordStore {
+  readonly capabilities: StoreCapabilities = Object.freeze({ backend: 'memory', structuredQuery: true, queryPlan: 'scan', persistent: false });
+
+  /** Every record in sequence order; the per-key indexes below hold the same objects. */
+  private records: StoredRecord[] = [];
+  private byId = new Map<string, StoredRecord>();
+  private bySlot = new Map<string, StoredRecord>();
+  private byThread = new Map<string, StoredRecord[]>();
+  private byActor = new Map<string, StoredRecord[]>();
+  private lastSequence = 0;
+
+  // Data lives as long as the instance: closing and opening it again keeps it.
+  protected async _open(): Promise<void> {}
+
+  protected async _close(): Promise<void> {}
+
+  protected async _appendBatch(batch: PreparedRecord[]): Promise<AppendOutcome[]> {
+    // GroupCommit guarantees the batch has no conflicts within itself, so each
+    // record is checked against what is already stored only.
+    return batch.map((prepared): AppendOutcome => {
+      const same = this.byId.get(prepared.record.id);
+      if (same) return { status: 'exists', stored: same };
+      const holder = this.bySlot.get(clockSlotKey(prepared.record));
+      if (holder) return { status: 'duplicate_clock', existing: holder };
+      const stored: StoredRecord = Object.freeze({ sequence: ++this.lastSequence, createdAt: prepared.createdAt, record: prepared.record });
+      this.records.push(stored);
+      this.byId.set(stored.record.id, stored);
+      this.bySlot.set(clockSlotKey(stored.record), stored);
+      appendTo(this.byThread, stored.record.thread, stored);
+      appendTo(this.byActor, stored.record.actor, stored);
+      return { status: 'inserted', stored };
+    });
+  }
+
+  protected async _get(id: string): Promise<StoredRecord | undefined> {
+    return this.byId.get(id);
+  }
+
+  protected async _listByThread(thread: string, page: NormalisedPage): Promise<StoredRecord[]> {
+    return pageOf(this.byThread.get(thread), page);
+  }
+
+  protected async _listByActor(actor: string, page: NormalisedPage): Promise<StoredRecord[]> {
+    return pageOf(this.byActor.get(actor), page);
+  }
+
+  protected async _changesSince(after: number, limit: number): Promise<StoredRecord[]> {
+    const start = firstAfter(this.records, after);
+    return this.records.slice(start, start + limit);
+  }
+
+  protected async _watermark(): Promise<number> {
+    return this.lastSequence;
+  }
+
+  protected async _listThreads(after: string, limit: number): Promise<ThreadSummary[]> {
+    return [...this.byThread.keys()]
+      .filter((thread) => compareStrings(thread, after) > 0)
+      .sort(compareStrings)
+      .slice(0, limit)
+      .map((thread) => {
+        const list = this.byThread.get(thread)!;
+        return { thread, recordCount: list.length, firstSequence: list[0]!.sequence, lastSequence: list[list.length - 1]!.sequence };
+      });
+  }
+
+  protected async _query(query: ParsedQuery): Promise<Omit<QueryResult, 'capped'>> {
+    const matched = this.records.filter((stored) => matchesFilter(stored, query.filter));
+    if (query.sort) matched.sort(compareForSort(query.sort));
+    const items = matched.slice(query.offset, query.offset + query.limit);
+    if (!query.explain) return { items, matchedTotal: matched.length };
+    const plan = {
+      sql: `full scan of ${this.records.length} records in sequence order, filtered in memory${query.sort ? ', then sorted' : ''}`,
+      bind_count: 0,
+      indexed_fields: [],
+      unindexed_fields: [...fieldsOf(query.filter)],
+    };
+    return { items, matchedTotal: matched.length, plan };
+  }
+}

@@ -1,0 +1,1 @@
+export { LevelRecordStore, type LevelRecordStoreOptions } from './level-record-store.js';

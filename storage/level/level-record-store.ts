@@ -1,0 +1,255 @@
+/**
+ * The LevelDB driver (classic-level through `level`). One sublevel per
+ * concept (keys.ts): the records by sequence, and the id, (thread, seq),
+ * (actor, seq) and (actor, thread, clock) indexes plus per-thread summaries,
+ * all written in one atomic batch per group commit. Queries read one index or
+ * the whole primary and evaluate the reference filter (query-plan.ts).
+ */
+import { mkdir } from 'node:fs/promises';
+import { Level } from 'level';
+import { BaseRecordStore, type NormalisedPage } from '../contract/base-record-store.js';
+import { compareForSort, matchesFilter } from '../contract/query/evaluate-filter.js';
+import type { ParsedQuery } from '../contract/query/filter-ast.js';
+import type { QueryResult, StoreCapabilities, ThreadSummary } from '../contract/record-store.js';
+import type { AppendOutcome, PreparedRecord, StoredRecord } from '../contract/stored-record.js';
+import { encodeCursor, partRange, partSequenceKey, sequenceKey, sequenceOfKey, sequenceOfPartKey, slotKey, SUBLEVELS } from './keys.js';
+import { chooseScan, describePlan, type ScanChoice } from './query-plan.js';
+import { decodeRecordRow, decodeThreadMeta, encodeRecordRow, encodeThreadMeta, type ThreadMeta } from './record-codec.js';
+
+export interface LevelRecordStoreOptions {
+  /** Directory holding the LevelDB files; created when missing. */
+  readonly path: string;
+  /**
+   * `full` fsyncs every batch before its appends resolve (`{ sync: true }`);
+   * `normal` leaves flushing to the OS, so a machine crash may lose the last
+   * acknowledged batches (a process crash does not). @default 'full'
+   */
+  readonly durability?: 'full' | 'normal';
+  /** Upper bound on records per storage batch. @default 2000 */
+  readonly maxBatch?: number;
+}
+
+/** Records read per step when scanning, so a query never holds an iterator's whole range at once. */
+const SCAN_CHUNK = 500;
+
+type Db = Level<string, string>;
+
+function openSublevels(db: Db) {
+  return {
+    records: db.sublevel(SUBLEVELS.records),
+    ids: db.sublevel(SUBLEVELS.ids),
+    threads: db.sublevel(SUBLEVELS.threads),
+    actors: db.sublevel(SUBLEVELS.actors),
+    slots: db.sublevel(SUBLEVELS.slots),
+    meta: db.sublevel(SUBLEVELS.meta),
+  };
+}
+
+type Sublevels = ReturnType<typeof openSublevels>;
+type PutOperation = { type: 'put'; sublevel: Sublevels[keyof Sublevels]; key: string; value: string };
+
+export class LevelRecordStore extends BaseRecordStore {
+  readonly capabilities: StoreCapabilities = { backend: 'level', structuredQuery: true, queryPlan: 'scan', persistent: true };
+  private readonly path: string;
+  private readonly sync: boolean;
+  private db: Db | null = null;
+  private sublevels: Sublevels | null = null;
+  /**
+   * Highest sequence written. Only one batch runs at a time (GroupCommit), so
+   * an in-memory counter is safe; it moves only after a batch is durable.
+   */
+  private lastSequence = 0;
+
+  constructor(options: LevelRecordStoreOptions) {
+    super({ maxBatch: options.maxBatch });
+    if (typeof options.path !== 'string' || options.path.length === 0) throw new TypeError('path must be a non-empty directory path');
+    if (options.durability !== undefined && options.durability !== 'full' && options.durability !== 'normal') {
+      throw new TypeError(`durability must be 'full' or 'normal', got ${String(options.durability)}`);
+    }
+    this.path = options.path;
+    this.sync = (options.durability ?? 'full') === 'full';
+  }
+
+  protected async _open(): Promise<void> {
+    await mkdir(this.path, { recursive: true });
+    const db: Db = new Level<string, string>(this.path, { keyEncoding: 'utf8', valueEncoding: 'utf8' });
+    await db.open();
+    try {
+      const sublevels = openSublevels(db);
+      // The last primary key is the last sequence: nothing else to keep in step.
+      const [last] = await sublevels.records.keys({ reverse: true, limit: 1 }).all();
+      this.lastSequence = last === undefined ? 0 : sequenceOfKey(last);
+      this.db = db;
+      this.sublevels = sublevels;
+    } catch (error) {
+      await db.close();
+      throw error;
+    }
+  }
+
+  protected async _close(): Promise<void> {
+    const db = this.db;
+    this.db = null;
+    this.sublevels = null;
+    if (db) await db.close();
+  }
+
+  private get opened(): { db: Db; sub: Sublevels } {
+    if (!this.db || !this.sublevels) throw new Error('LevelRecordStore is not open');
+    return { db: this.db, sub: this.sublevels };
+  }
+
+  protected async _appendBatch(batch: PreparedRecord[]): Promise<AppendOutcome[]> {
+    const { db, sub } = this.opened;
+    const [idHits, slotHits] = await Promise.all([
+      sub.ids.getMany(batch.map((p) => p.record.id)),
+      sub.slots.getMany(batch.map((p) => slotKey(p.record))),
+    ]);
+    // A stored id implies its slot is taken by that same record, so the id decides first.
+    const holders = batch.map((_, i) => {
+      const hit = idHits[i] ?? slotHits[i];
+      return hit === undefined ? undefined : Number(hit);
+    });
+    const existing = await this.readBySequence([...new Set(holders.filter((s): s is number => s !== undefined))]);
+    const bySequence = new Map(existing.map((stored) => [stored.sequence, stored]));
+
+    const ops: PutOperation[] = [];
+    const touched = new Map<string, ThreadMeta>();
+    const outcomes: AppendOutcome[] = [];
+    let next = this.lastSequence;
+    batch.forEach((prepared, i) => {
+      const holder = holders[i];
+      if (holder !== undefined) {
+        const stored = bySequence.get(holder)!;
+        outcomes.push(idHits[i] !== undefined ? { status: 'exists', stored } : { status: 'duplicate_clock', existing: stored });
+        return;
+      }
+      const record = prepared.record;
+      const sequence = ++next;
+      ops.push(
+        { type: 'put', sublevel: sub.records, key: sequenceKey(sequence), value: encodeRecordRow(prepared) },
+        { type: 'put', sublevel: sub.ids, key: record.id, value: String(sequence) },
+        { type: 'put', sublevel: sub.threads, key: partSequenceKey(record.thread, sequence), value: '' },
+        { type: 'put', sublevel: sub.actors, key: partSequenceKey(record.actor, sequence), value: '' },
+        { type: 'put', sublevel: sub.slots, key: slotKey(record), value: String(sequence) },
+      );
+      const meta = touched.get(record.thread);
+      if (meta) touched.set(record.thread, { ...meta, recordCount: meta.recordCount + 1, lastSequence: sequence });
+      else touched.set(record.thread, { recordCount: 1, firstSequence: sequence, lastSequence: sequence });
+      outcomes.push({ status: 'inserted', stored: { sequence, createdAt: prepared.createdAt, record } });
+    });
+    if (ops.length === 0) return outcomes;
+
+    const threads = [...touched.keys()];
+    const priors = await sub.meta.getMany(threads);
+    threads.forEach((thread, i) => {
+      const added = touched.get(thread)!;
+      const prior = priors[i] === undefined ? undefined : decodeThreadMeta(thread, priors[i]!);
+      const merged: ThreadMeta = prior
+        ? { recordCount: prior.recordCount + added.recordCount, firstSequence: prior.firstSequence, lastSequence: added.lastSequence }
+        : added;
+      ops.push({ type: 'put', sublevel: sub.meta, key: thread, value: encodeThreadMeta(merged) });
+    });
+
+    // One atomic batch; the counter moves only once it is written, so a failed batch reuses nothing.
+    await db.batch(ops, { sync: this.sync });
+    this.lastSequence = next;
+    return outcomes;
+  }
+
+  /** Primary rows for the given sequences, in the given order. */
+  private async readBySequence(sequences: readonly number[]): Promise<StoredRecord[]> {
+    if (sequences.length === 0) return [];
+    const rows = await this.opened.sub.records.getMany(sequences.map(sequenceKey));
+    return rows.map((row, i) => {
+      // Index entries and rows are written in one batch, so a dangling entry is corruption.
+      if (row === undefined) throw new Error(`LevelRecordStore: index refers to missing record ${sequences[i]}`);
+      return decodeRecordRow(sequences[i]!, row);
+    });
+  }
+
+  protected async _get(id: string): Promise<StoredRecord | undefined> {
+    const sequence = await this.opened.sub.ids.get(id);
+    if (sequence === undefined) return undefined;
+    const [stored] = await this.readBySequence([Number(sequence)]);
+    return stored;
+  }
+
+  protected _listByThread(thread: string, page: NormalisedPage): Promise<StoredRecord[]> {
+    return this.listByPart(this.opened.sub.threads, thread, page);
+  }
+
+  protected _listByActor(actor: string, page: NormalisedPage): Promise<StoredRecord[]> {
+    return this.listByPart(this.opened.sub.actors, actor, page);
+  }
+
+  private async listByPart(index: Sublevels['threads'], part: string, page: NormalisedPage): Promise<StoredRecord[]> {
+    if (page.limit === 0) return [];
+    const keys = await index.keys({ ...partRange(part, page.after), limit: page.limit }).all();
+    return this.readBySequence(keys.map(sequenceOfPartKey));
+  }
+
+  protected async _changesSince(after: number, limit: number): Promise<StoredRecord[]> {
+    if (limit === 0) return [];
+    const entries = await this.opened.sub.records.iterator({ gt: encodeCursor(after), limit }).all();
+    return entries.map(([key, row]) => decodeRecordRow(sequenceOfKey(key), row));
+  }
+
+  protected async _watermark(): Promise<number> {
+    return this.lastSequence;
+  }
+
+  protected async _listThreads(after: string, limit: number): Promise<ThreadSummary[]> {
+    if (limit === 0) return [];
+    const range = after === '' ? { limit } : { gt: after, limit };
+    const entries = await this.opened.sub.meta.iterator(range).all();
+    return entries.map(([thread, json]) => decodeThreadMeta(thread, json));
+  }
+
+  protected async _query(query: ParsedQuery): Promise<Omit<QueryResult, 'capped'>> {
+    const choice = chooseScan(query.filter);
+    const end = query.offset + query.limit;
+    const kept: StoredRecord[] = [];
+    let matchedTotal = 0;
+    for await (const chunk of this.scan(choice)) {
+      for (const stored of chunk) {
+        if (!matchesFilter(stored, query.filter)) continue;
+        // Unsorted results are already in sequence order: keep only the page.
+        if (query.sort || (matchedTotal >= query.offset && matchedTotal < end)) kept.push(stored);
+        matchedTotal++;
+      }
+    }
+    const items = query.sort ? kept.sort(compareForSort(query.sort)).slice(query.offset, end) : kept;
+    return { items, matchedTotal, ...(query.explain ? { plan: describePlan(choice, query) } : {}) };
+  }
+
+  /** Candidate records in ascending sequence order, a chunk at a time. */
+  private async *scan(choice: ScanChoice): AsyncGenerator<StoredRecord[]> {
+    const { sub } = this.opened;
+    if (choice.kind === 'index' && choice.column === 'id') {
+      const stored = await this._get(choice.value);
+      if (stored) yield [stored];
+      return;
+    }
+    if (choice.kind === 'index') {
+      const index = choice.column === 'thread' ? sub.threads : sub.actors;
+      const keys = index.keys(partRange(choice.value));
+      try {
+        for (let step = await keys.nextv(SCAN_CHUNK); step.length > 0; step = await keys.nextv(SCAN_CHUNK)) {
+          yield await this.readBySequence(step.map(sequenceOfPartKey));
+        }
+      } finally {
+        await keys.close();
+      }
+      return;
+    }
+    const rows = sub.records.iterator();
+    try {
+      for (let step = await rows.nextv(SCAN_CHUNK); step.length > 0; step = await rows.nextv(SCAN_CHUNK)) {
+        yield step.map(([key, row]) => decodeRecordRow(sequenceOfKey(key), row));
+      }
+    } finally {
+      await rows.close();
+    }
+  }
+}

@@ -1,0 +1,70 @@
+/**
+ * The JSON value of a primary (`rec`) entry and of a thread-meta entry. The
+ * sequence is not stored in the row: it is the row's key.
+ */
+import { makeRecord } from '../../core/records/record.js';
+import type { JsonObject } from '../../core/records/json.js';
+import type { Act } from '../../core/records/acts.js';
+import type { DataType } from '../../core/records/data-types.js';
+import type { ThreadSummary } from '../contract/record-store.js';
+import type { PreparedRecord, StoredRecord } from '../contract/stored-record.js';
+
+interface RecordRow {
+  id: string;
+  parents: string[];
+  thread: string;
+  actor: string;
+  act: Act;
+  body: JsonObject;
+  clock: number;
+  data_type: DataType;
+  judged_by: string | null;
+  /** Receipt time, Unix milliseconds. */
+  created_at: number;
+  namespace: string;
+}
+
+export function encodeRecordRow(prepared: PreparedRecord): string {
+  const r = prepared.record;
+  const row: RecordRow = {
+    id: r.id,
+    parents: r.parents,
+    thread: r.thread,
+    actor: r.actor,
+    act: r.act,
+    body: r.body,
+    clock: r.clock,
+    data_type: r.data_type,
+    judged_by: r.judged_by,
+    created_at: prepared.createdAt,
+    namespace: prepared.namespace,
+  };
+  return JSON.stringify(row);
+}
+
+export function decodeRecordRow(sequence: number, json: string): StoredRecord {
+  const row = JSON.parse(json) as RecordRow;
+  const record = makeRecord(row.id, {
+    parents: row.parents,
+    thread: row.thread,
+    actor: row.actor,
+    act: row.act,
+    body: row.body,
+    clock: row.clock,
+    data_type: row.data_type,
+    judged_by: row.judged_by,
+  });
+  return { sequence, createdAt: row.created_at, record };
+}
+
+/** Per-thread summary, kept current in the same batch as the records. */
+export type ThreadMeta = Omit<ThreadSummary, 'thread'>;
+
+export function encodeThreadMeta(meta: ThreadMeta): string {
+  return JSON.stringify({ recordCount: meta.recordCount, firstSequence: meta.firstSequence, lastSequence: meta.lastSequence });
+}
+
+export function decodeThreadMeta(thread: string, json: string): ThreadSummary {
+  const meta = JSON.parse(json) as ThreadMeta;
+  return { thread, recordCount: meta.recordCount, firstSequence: meta.firstSequence, lastSequence: meta.lastSequence };
+}

@@ -1,0 +1,139 @@
+/**
+ * The SQLite driver: one file, WAL mode, two connections. The writer runs
+ * migrations and one BEGIN IMMEDIATE transaction per group-commit batch; the
+ * reader (query_only) serves every read, so reads never wait behind a batch's
+ * fsync and never see a batch before its COMMIT.
+ */
+import { mkdir } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { BaseRecordStore, type NormalisedPage } from '../contract/base-record-store.js';
+import type { ParsedQuery } from '../contract/query/filter-ast.js';
+import type { QueryResult, StoreCapabilities, ThreadSummary } from '../contract/record-store.js';
+import type { AppendOutcome, PreparedRecord, StoredRecord } from '../contract/stored-record.js';
+import { appendBatch } from './append-batch.js';
+import { migrate } from './migrations.js';
+import { RECORD_COLUMNS, rowToStored, type RecordRow } from './record-row.js';
+import { runQuery } from './run-query.js';
+import { SqliteDatabase } from './sqlite-database.js';
+
+export interface SqliteRecordStoreOptions {
+  /** File path of the database; its parent directory is created if missing. */
+  readonly path: string;
+  /**
+   * `full`: every acknowledged batch survives power loss (PRAGMA synchronous=FULL).
+   * `normal`: survives a process crash; the last batches may be lost on power loss.
+   * @default 'full'
+   */
+  readonly durability?: 'full' | 'normal';
+  /** Upper bound on records per group-commit batch. @default 2000 */
+  readonly maxBatch?: number;
+  /** How long a statement waits for a lock held by another connection, in ms. @default 5000 */
+  readonly busyTimeoutMs?: number;
+}
+
+interface Connections {
+  readonly writer: SqliteDatabase;
+  readonly reader: SqliteDatabase;
+}
+
+const SYNCHRONOUS = { full: 'FULL', normal: 'NORMAL' } as const;
+
+export class SqliteRecordStore extends BaseRecordStore {
+  readonly capabilities: StoreCapabilities = { backend: 'sqlite', structuredQuery: true, queryPlan: 'sql', persistent: true };
+  readonly path: string;
+  private readonly durability: 'full' | 'normal';
+  private readonly busyTimeoutMs: number;
+  private connections: Connections | null = null;
+
+  constructor(options: SqliteRecordStoreOptions) {
+    super({ ...(options.maxBatch !== undefined ? { maxBatch: options.maxBatch } : {}) });
+    if (typeof options.path !== 'string' || options.path.length === 0) throw new TypeError('path must be a non-empty string');
+    const durability = options.durability ?? 'full';
+    if (durability !== 'full' && durability !== 'normal') throw new TypeError(`durability must be 'full' or 'normal', got ${String(durability)}`);
+    this.path = options.path;
+    this.durability = durability;
+    this.busyTimeoutMs = options.busyTimeoutMs ?? 5000;
+  }
+
+  private get db(): Connections {
+    if (!this.connections) throw new Error('SqliteRecordStore: no open connection');
+    return this.connections;
+  }
+
+  protected async _open(): Promise<void> {
+    await mkdir(dirname(this.path), { recursive: true });
+    const opened: SqliteDatabase[] = [];
+    try {
+      const writer = await SqliteDatabase.open(this.path, { busyTimeoutMs: this.busyTimeoutMs });
+      opened.push(writer);
+      await writer.get('PRAGMA journal_mode = WAL');
+      await writer.exec(`PRAGMA synchronous = ${SYNCHRONOUS[this.durability]}`);
+      await migrate(writer);
+      const reader = await SqliteDatabase.open(this.path, { busyTimeoutMs: this.busyTimeoutMs });
+      opened.push(reader);
+      await reader.exec('PRAGMA query_only = 1');
+      this.connections = { writer, reader };
+    } catch (error) {
+      await Promise.all(opened.map((db) => db.close().catch(() => undefined)));
+      throw error;
+    }
+  }
+
+  protected async _close(): Promise<void> {
+    const connections = this.connections;
+    this.connections = null;
+    if (!connections) return;
+    await Promise.all([connections.reader.close(), connections.writer.close()]);
+  }
+
+  protected _appendBatch(batch: PreparedRecord[]): Promise<AppendOutcome[]> {
+    return this.db.writer.transaction('IMMEDIATE', (session) => appendBatch(session, batch));
+  }
+
+  protected async _get(id: string): Promise<StoredRecord | undefined> {
+    const row = await this.db.reader.get<RecordRow>(`SELECT ${RECORD_COLUMNS} FROM records WHERE id = ?`, [id]);
+    return row ? rowToStored(row) : undefined;
+  }
+
+  protected async _listByThread(thread: string, page: NormalisedPage): Promise<StoredRecord[]> {
+    const rows = await this.db.reader.all<RecordRow>(`SELECT ${RECORD_COLUMNS} FROM records WHERE thread = ? AND seq > ? ORDER BY seq LIMIT ?`, [
+      thread,
+      page.after,
+      page.limit,
+    ]);
+    return rows.map(rowToStored);
+  }
+
+  protected async _listByActor(actor: string, page: NormalisedPage): Promise<StoredRecord[]> {
+    const rows = await this.db.reader.all<RecordRow>(`SELECT ${RECORD_COLUMNS} FROM records WHERE actor = ? AND seq > ? ORDER BY seq LIMIT ?`, [
+      actor,
+      page.after,
+      page.limit,
+    ]);
+    return rows.map(rowToStored);
+  }
+
+  protected async _changesSince(after: number, limit: number): Promise<StoredRecord[]> {
+    const rows = await this.db.reader.all<RecordRow>(`SELECT ${RECORD_COLUMNS} FROM records WHERE seq > ? ORDER BY seq LIMIT ?`, [after, limit]);
+    return rows.map(rowToStored);
+  }
+
+  protected async _watermark(): Promise<number> {
+    // Records are never deleted, so the highest stored seq is AUTOINCREMENT's counter too.
+    const row = await this.db.reader.get<{ seq: number }>('SELECT COALESCE(MAX(seq), 0) AS seq FROM records');
+    return row?.seq ?? 0;
+  }
+
+  protected async _listThreads(after: string, limit: number): Promise<ThreadSummary[]> {
+    const rows = await this.db.reader.all<{ thread: string; n: number; first: number; last: number }>(
+      `SELECT thread, COUNT(*) AS n, MIN(seq) AS first, MAX(seq) AS last
+         FROM records WHERE thread > ? GROUP BY thread ORDER BY thread LIMIT ?`,
+      [after, limit],
+    );
+    return rows.map((r) => ({ thread: r.thread, recordCount: r.n, firstSequence: r.first, lastSequence: r.last }));
+  }
+
+  protected _query(query: ParsedQuery): Promise<Omit<QueryResult, 'capped'>> {
+    return runQuery(this.db.reader, query);
+  }
+}
