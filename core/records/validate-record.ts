@@ -21,6 +21,8 @@ export const MAX_PARENTS = 1000;
 export const MAX_BODY_DEPTH = 64;
 export const MAX_JUDGED_BY_LENGTH = 512;
 
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
+
 const ALLOWED_KEYS = new Set(['parents', 'thread', 'actor', 'act', 'body', 'clock', 'data_type', 'judged_by', 'id']);
 
 export type RecordValidation =
@@ -104,6 +106,8 @@ export function validateRecordInput(input: unknown): RecordValidation {
   if (judgedBy !== null && (typeof judgedBy !== 'string' || judgedBy.length === 0 || judgedBy.length > MAX_JUDGED_BY_LENGTH)) {
     return fail('judged_by', `must be null or a non-empty string of at most ${MAX_JUDGED_BY_LENGTH} characters, got ${describe(judgedBy)}`);
   }
+  // Not hashed, so canonicalisation never sees it; a lone surrogate cannot be stored as UTF-8 faithfully.
+  if (typeof judgedBy === 'string' && LONE_SURROGATE.test(judgedBy)) return fail('judged_by', 'must be well-formed Unicode (it contains a lone UTF-16 surrogate)');
 
   const claimedId = input.id;
   if (claimedId !== undefined && (typeof claimedId !== 'string' || !RECORD_ID_PATTERN.test(claimedId))) {

@@ -4,12 +4,14 @@
  * and the declaration itself in `plugins.loom`, so `server.table()` can prove
  * the catalogue and the router agree. Dependencies are resolved once, here.
  */
+import type { Readable } from 'node:stream';
 import type { Request, ResponseToolkit, Server, ServerRoute } from '@hapi/hapi';
 import type { DependencyContainer } from 'tsyringe';
 import { LoomError } from '../errors/loom-error.js';
 import { Reply } from '../plugin/reply.js';
 import type { AnyRouteDecl } from '../plugin/route.js';
 import type { RouteCatalog } from '../plugin/route-catalog.js';
+import { readBody } from './read-body.js';
 import { parseJsonBody } from './request-body.js';
 import { compileValidator, type Validator } from './validators.js';
 
@@ -33,6 +35,7 @@ function toHapiRoute(decl: AnyRouteDecl, container: DependencyContainer, options
   const deps = Object.fromEntries(Object.entries(decl.inject).map(([name, key]) => [name, container.resolve(key as symbol)]));
   const status = successStatus(decl);
   const hasBody = decl.method !== 'GET' && decl.method !== 'DELETE';
+  const maxBodyBytes = decl.maxBodyBytes ?? options.maxBodyBytes;
 
   return {
     method: decl.method,
@@ -42,14 +45,15 @@ function toHapiRoute(decl: AnyRouteDecl, container: DependencyContainer, options
       description: decl.summary,
       tags: ['api', ...decl.tags],
       plugins: { loom: decl } as never,
-      ...(hasBody ? { payload: { parse: false, output: 'data', maxBytes: decl.maxBodyBytes ?? options.maxBodyBytes } } : {}),
+      // The body arrives as a stream and is read by readBody, so an oversized chunked body still gets a 413 answer.
+      ...(hasBody ? { payload: { parse: false, output: 'stream', maxBytes: maxBodyBytes } } : {}),
       handler: async (request: Request, h: ResponseToolkit) => {
         const controller = new AbortController();
         request.raw.req.once('close', () => controller.abort());
         const headers = request.headers as Record<string, string | undefined>;
         let body: unknown;
         if (hasBody) {
-          body = parseJsonBody(request.payload, headers['content-type'], invalidInput);
+          body = parseJsonBody(await readBody(request.payload as Readable, maxBodyBytes), headers['content-type'], invalidInput);
           if (!decl.request?.body && body !== undefined) throw new LoomError(invalidInput, `${decl.method} ${decl.path} takes no request body`);
         }
         const input = {

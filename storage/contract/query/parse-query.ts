@@ -4,6 +4,7 @@
  * $nin $like $ilike $regex $exists $and $or $not (spec §4.2 and the prior art's
  * complete list, docs/decisions.md).
  */
+import isSafeRegex from 'safe-regex2';
 import { ACTS } from '../../../core/records/acts.js';
 import { DATA_TYPES } from '../../../core/records/data-types.js';
 import { LoomError } from '../../../core/errors/loom-error.js';
@@ -166,11 +167,14 @@ class FilterParser {
     }
     if (field.kind === 'column' && NUMBER_COLUMNS.has(field.column)) throw invalid(`${where}: ${field.column} is a number; $regex applies to strings`);
     const flags = [...new Set(((options as string | undefined) ?? '') + 'u')].sort().join('');
+    let compiled: RegExp;
     try {
-      new RegExp(raw, flags);
+      compiled = new RegExp(raw, flags);
     } catch (error) {
       throw invalid(`${where} is not a valid regular expression: ${(error as Error).message}`);
     }
+    // Patterns run on the server's event loop: refuse nested quantifiers, which can backtrack exponentially.
+    if (!isSafeRegex(compiled)) throw invalid(`${where} may backtrack catastrophically (nested quantifiers such as (a+)+); simplify the pattern`);
     return { op: 'regex', field, source: raw, flags };
   }
 }
@@ -224,6 +228,7 @@ function parseSort(raw: unknown): SortSpec | null {
 function parseCount(raw: unknown, name: string, fallback: number): number {
   if (raw === undefined || raw === null) return fallback;
   if (typeof raw !== 'number' || !Number.isInteger(raw) || raw < 0) throw invalid(`${name} must be a non-negative integer`);
+  if (raw > Number.MAX_SAFE_INTEGER) throw invalid(`${name} must be at most ${Number.MAX_SAFE_INTEGER}`);
   return raw;
 }
 
