@@ -72,7 +72,9 @@ export class LevelRecordStore extends BaseRecordStore {
 
   protected async _open(): Promise<void> {
     await mkdir(this.path, { recursive: true });
-    const db: Db = new Level<string, string>(this.path, { keyEncoding: 'utf8', valueEncoding: 'utf8' });
+    // A 64 MiB block cache (LevelDB's default is 8 MiB) keeps index blocks hot as the store grows: the
+    // read-scaling benchmark measured get-by-id at 1M records within 1.5x of 10k only with it.
+    const db: Db = new Level<string, string>(this.path, { keyEncoding: 'utf8', valueEncoding: 'utf8', cacheSize: 64 * 1024 * 1024 });
     await db.open();
     try {
       const sublevels = openSublevels(db);

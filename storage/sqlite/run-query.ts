@@ -24,8 +24,9 @@ import type { BindValue, SqliteDatabase, SqliteSession } from './sqlite-database
 
 type Result = Omit<QueryResult, 'capped'>;
 
-/** Filter fields answered from an index (records_thread, records_actor, records_thread_act, id, seq). */
-const INDEXED_FIELDS: ReadonlySet<string> = new Set(['thread', 'actor', 'id', 'act', 'sequence']);
+/** Filter fields answered from an index (records_thread, records_actor, id, seq). */
+// Columns with an index of their own (records_thread, records_actor, the id and (actor, thread, clock) uniques, the primary key).
+const INDEXED_FIELDS: ReadonlySet<string> = new Set(['thread', 'actor', 'id', 'sequence']);
 
 function planOf(filter: FilterNode, sql: string, params: readonly BindValue[]): QueryPlan {
   const fields = [...fieldsOf(filter)];
