@@ -117,17 +117,8 @@ export function seconds(startMs: number): number {
   return (performance.now() - startMs) / 1000;
 }
 
-/** A small deterministic PRNG (mulberry32). */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The compliance suite's deterministic PRNG (mulberry32), so benchmarks reproduce from their seed. */
+export { seededRandom } from '../../storage/compliance/fixtures.js';
 
 // ---------------------------------------------------------------- reports
 

@@ -2,23 +2,13 @@
  * The JSON value of a primary (`rec`) entry and of a thread-meta entry. The
  * sequence is not stored in the row: it is the row's key.
  */
-import { makeRecord } from '../../core/records/record.js';
-import type { JsonObject } from '../../core/records/json.js';
-import type { Act } from '../../core/records/acts.js';
-import type { DataType } from '../../core/records/data-types.js';
+import { makeRecord, type RecordFields } from '../../core/records/record.js';
 import type { ThreadSummary } from '../contract/record-store.js';
 import type { PreparedRecord, StoredRecord } from '../contract/stored-record.js';
 
-interface RecordRow {
+/** The stored JSON value: the record's fields plus receipt metadata. */
+interface RecordRow extends RecordFields {
   id: string;
-  parents: string[];
-  thread: string;
-  actor: string;
-  act: Act;
-  body: JsonObject;
-  clock: number;
-  data_type: DataType;
-  judged_by: string | null;
   /** Receipt time, Unix milliseconds. */
   created_at: number;
   namespace: string;

@@ -107,26 +107,21 @@ export class SqliteRecordStore extends BaseRecordStore {
     return row ? rowToStored(row) : undefined;
   }
 
-  protected async _listByThread(thread: string, page: NormalisedPage): Promise<StoredRecord[]> {
-    const rows = await this.db.reader.all<RecordRow>(`SELECT ${RECORD_COLUMNS} FROM records WHERE thread = ? AND seq > ? ORDER BY seq LIMIT ?`, [
-      thread,
-      page.after,
-      page.limit,
-    ]);
-    return rows.map(rowToStored);
+  protected _listByThread(thread: string, page: NormalisedPage): Promise<StoredRecord[]> {
+    return this.readAfter('thread = ? AND ', [thread], page.after, page.limit);
   }
 
-  protected async _listByActor(actor: string, page: NormalisedPage): Promise<StoredRecord[]> {
-    const rows = await this.db.reader.all<RecordRow>(`SELECT ${RECORD_COLUMNS} FROM records WHERE actor = ? AND seq > ? ORDER BY seq LIMIT ?`, [
-      actor,
-      page.after,
-      page.limit,
-    ]);
-    return rows.map(rowToStored);
+  protected _listByActor(actor: string, page: NormalisedPage): Promise<StoredRecord[]> {
+    return this.readAfter('actor = ? AND ', [actor], page.after, page.limit);
   }
 
-  protected async _changesSince(after: number, limit: number): Promise<StoredRecord[]> {
-    const rows = await this.db.reader.all<RecordRow>(`SELECT ${RECORD_COLUMNS} FROM records WHERE seq > ? ORDER BY seq LIMIT ?`, [after, limit]);
+  protected _changesSince(after: number, limit: number): Promise<StoredRecord[]> {
+    return this.readAfter('', [], after, limit);
+  }
+
+  /** Records after a sequence cursor, in sequence order; `where` is one of the fixed prefixes above, never client text. */
+  private async readAfter(where: string, binds: string[], after: number, limit: number): Promise<StoredRecord[]> {
+    const rows = await this.db.reader.all<RecordRow>(`SELECT ${RECORD_COLUMNS} FROM records WHERE ${where}seq > ? ORDER BY seq LIMIT ?`, [...binds, after, limit]);
     return rows.map(rowToStored);
   }
 

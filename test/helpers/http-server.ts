@@ -111,6 +111,10 @@ export function recordInput(overrides: RecordInput = {}): RecordInput {
 }
 
 /** Runs `task` over `items` with at most `limit` in flight; results keep the input order. */
+/** POST /v1/records with a record (as JSON) or raw body text. */
+export const postRecord = (base: string, input: RecordInput | string): Promise<HttpAnswer> =>
+  typeof input === 'string' ? postRaw(base, '/v1/records', input) : postJson(base, '/v1/records', input);
+
 export async function mapLimit<T, R>(items: readonly T[], limit: number, task: (item: T, index: number) => Promise<R>): Promise<R[]> {
   const results: R[] = new Array(items.length);
   let next = 0;

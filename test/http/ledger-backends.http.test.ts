@@ -15,12 +15,13 @@ import {
   type HttpAnswer,
   type RecordInput,
   type StartedServer,
+  postRecord,
 } from '../helpers/http-server.js';
 
 const ALICE = 'did:sync:user:alice';
 const BOB = 'did:sync:agent:bob';
 
-const ingest = (url: string, input: RecordInput): Promise<HttpAnswer> => postJson(url, '/v1/records', input);
+const ingest = postRecord;
 
 /** Ingest, get, query and threads: the subset both drivers must serve identically. */
 for (const storage of ['sqlite', 'level'] as const) {

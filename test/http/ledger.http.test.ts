@@ -22,6 +22,7 @@ import {
   type HttpAnswer,
   type RecordInput,
   type StartedServer,
+  postRecord,
 } from '../helpers/http-server.js';
 
 const ALICE = 'did:sync:user:alice';
@@ -40,8 +41,7 @@ function nested(depth: number): unknown {
   return value;
 }
 
-const ingest = (url: string, input: RecordInput | string): Promise<HttpAnswer> =>
-  typeof input === 'string' ? postRaw(url, '/v1/records', input) : postJson(url, '/v1/records', input);
+const ingest = postRecord;
 
 describe('ledger over HTTP: records (SQLite)', function () {
   let server: StartedServer;
