@@ -20,7 +20,8 @@
  */
 import { Level } from 'level';
 import { LoomEngine } from '../core/engine/loom-engine.js';
-import type { AppendOutcome, PreparedRecord } from '../storage/contract/stored-record.js';
+import type { AcceptedRecord } from '../storage/contract/journal/accepted-record.js';
+import type { PreparedRecord } from '../storage/contract/stored-record.js';
 import { partSequenceKey, sequenceKey, slotKey } from '../storage/level/keys.js';
 import { LevelRecordStore } from '../storage/level/level-record-store.js';
 import { encodeRecordRow, encodeThreadMeta, type ThreadMeta } from '../storage/level/record-codec.js';
@@ -147,19 +148,19 @@ interface BatchCounter {
 
 class CountingSqliteStore extends SqliteRecordStore {
   readonly counter: BatchCounter = { batches: 0, rows: 0 };
-  protected override _appendBatch(batch: PreparedRecord[]): Promise<AppendOutcome[]> {
+  protected override _applyBatch(batch: readonly AcceptedRecord[]): Promise<void> {
     this.counter.batches++;
     this.counter.rows += batch.length;
-    return super._appendBatch(batch);
+    return super._applyBatch(batch);
   }
 }
 
 class CountingLevelStore extends LevelRecordStore {
   readonly counter: BatchCounter = { batches: 0, rows: 0 };
-  protected override _appendBatch(batch: PreparedRecord[]): Promise<AppendOutcome[]> {
+  protected override _applyBatch(batch: readonly AcceptedRecord[]): Promise<void> {
     this.counter.batches++;
     this.counter.rows += batch.length;
-    return super._appendBatch(batch);
+    return super._applyBatch(batch);
   }
 }
 

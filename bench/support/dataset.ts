@@ -87,7 +87,8 @@ export async function bulkLoadSqlite({ path, from, to }: BulkLoad): Promise<{ se
         const stop = Math.min(s + ROWS_PER_STATEMENT, end);
         const params: BindValue[] = [];
         for (let i = s; i < stop; i++) {
-          insertValues(i + 1, datasetRecord(i, createdAt + i), params);
+          const prepared = datasetRecord(i, createdAt + i);
+          insertValues({ stored: { sequence: i + 1, createdAt: prepared.createdAt, record: prepared.record }, namespace: prepared.namespace }, params);
         }
         if (running) await running;
         running = db.run(multiRowInsert(stop - s), params);

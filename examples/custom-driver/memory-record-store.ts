@@ -11,7 +11,9 @@ import { compareForSort, matchesFilter } from '../../storage/contract/query/eval
 import { fieldsOf, type ParsedQuery } from '../../storage/contract/query/filter-ast.js';
 import { BaseRecordStore, type NormalisedPage } from '../../storage/contract/base-record-store.js';
 import type { QueryResult, StoreCapabilities, ThreadSummary } from '../../storage/contract/record-store.js';
-import { clockSlotKey, type AppendOutcome, type PreparedRecord, type StoredRecord } from '../../storage/contract/stored-record.js';
+import type { AcceptedRecord } from '../../storage/contract/journal/accepted-record.js';
+import { clockSlotKey, type StoredRecord } from '../../storage/contract/stored-record.js';
+import type { LoomRecord } from '../../core/records/record.js';
 
 /** Index of the first record with sequence > `after` in a list ascending by sequence. */
 function firstAfter(list: readonly StoredRecord[], after: number): number {
@@ -53,22 +55,21 @@ export class MemoryRecordStore extends BaseRecordStore {
 
   protected async _close(): Promise<void> {}
 
-  protected async _appendBatch(batch: PreparedRecord[]): Promise<AppendOutcome[]> {
-    // GroupCommit guarantees the batch has no conflicts within itself, so each
-    // record is checked against what is already stored only.
-    return batch.map((prepared): AppendOutcome => {
-      const same = this.byId.get(prepared.record.id);
-      if (same) return { status: 'exists', stored: same };
-      const holder = this.bySlot.get(clockSlotKey(prepared.record));
-      if (holder) return { status: 'duplicate_clock', existing: holder };
-      const stored: StoredRecord = Object.freeze({ sequence: ++this.lastSequence, createdAt: prepared.createdAt, record: prepared.record });
+  protected async _lookupSlots(records: readonly LoomRecord[]): Promise<StoredRecord[]> {
+    return records.map((record) => this.bySlot.get(clockSlotKey(record))).filter((stored): stored is StoredRecord => stored !== undefined);
+  }
+
+  // The base class checked these records for conflicts and gave them their sequences.
+  protected async _applyBatch(records: readonly AcceptedRecord[]): Promise<void> {
+    for (const accepted of records) {
+      const stored: StoredRecord = Object.freeze({ ...accepted.stored });
       this.records.push(stored);
       this.byId.set(stored.record.id, stored);
       this.bySlot.set(clockSlotKey(stored.record), stored);
       appendTo(this.byThread, stored.record.thread, stored);
       appendTo(this.byActor, stored.record.actor, stored);
-      return { status: 'inserted', stored };
-    });
+      this.lastSequence = stored.sequence;
+    }
   }
 
   protected async _get(id: string): Promise<StoredRecord | undefined> {

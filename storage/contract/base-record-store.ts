@@ -1,8 +1,19 @@
 /**
  * Public methods check status and arguments and normalise limits once, then
  * call the protected primitives a driver implements (abstract-level's split).
- * Appends go through GroupCommit, so every driver gets group commit for free;
- * `_appendBatch` receives records with no conflicts among themselves.
+ *
+ * The write path is the same for every driver. Appends go through
+ * GroupCommit; each batch is checked for conflicts (the unapplied tail, then
+ * the driver's `_lookupSlots`), given sequences, and then either
+ *  - with an ingest journal (persistent drivers): written as one fsync'd
+ *    journal frame and acknowledged; an applier hands the driver what
+ *    accumulated meanwhile in one large `_applyBatch`, so index maintenance
+ *    costs one transaction per thousands of records instead of one per
+ *    group commit. Reads merge the unapplied tail (get, thread and actor
+ *    pages, the changes feed) or wait for the applier to reach the sequence
+ *    current when they were called (queries, thread lists). Opening replays
+ *    what the journal holds beyond the driver's watermark;
+ *  - without one: applied by `_applyBatch` before it is acknowledged.
  */
 import { LoomError } from '../../core/errors/loom-error.js';
 import { GroupCommit } from './group-commit.js';
@@ -21,7 +32,12 @@ import {
   type StoreStatus,
   type ThreadSummaryPage,
 } from './record-store.js';
-import type { AppendOutcome, PreparedRecord, StoredRecord } from './stored-record.js';
+import { clockSlotKey, type AppendOutcome, type PreparedRecord, type StoredRecord } from './stored-record.js';
+import type { AcceptedRecord } from './journal/accepted-record.js';
+import { IngestJournal } from './journal/ingest-journal.js';
+import { exactPairKey, SlotKnowledge } from './journal/slot-knowledge.js';
+import { mergeBySequence, UnappliedTail } from './journal/unapplied-tail.js';
+import type { LoomRecord } from '../../core/records/record.js';
 
 export interface NormalisedPage {
   readonly after: number;
@@ -40,13 +56,53 @@ function checkCursor(after: number | undefined): number {
   return after;
 }
 
+export interface IngestJournalSettings {
+  /** Directory of the journal's segment files. */
+  readonly directory: string;
+  /** fdatasync every group commit's frame before acknowledging it. */
+  readonly sync: boolean;
+  /** Records acknowledged but not yet applied before new group commits wait for the applier. @default 20000 */
+  readonly maxUnapplied?: number;
+  /** Most records handed to one `_applyBatch`. @default 10000 */
+  readonly maxApplyBatch?: number;
+  /** Segment size at which the journal starts a new file. @default 64 MiB */
+  readonly segmentBytes?: number;
+  /** How long the applier lets a small tail (under a quarter of `maxApplyBatch`) grow before applying it, in ms. @default 20 */
+  readonly applyGatherMs?: number;
+}
+
+export interface BaseRecordStoreOptions {
+  /** Upper bound on records per group commit. @default 2000 */
+  readonly maxBatch?: number;
+  /** Acknowledge on an fsync'd journal and apply to the driver in large batches; null applies each group commit directly. */
+  readonly journal?: IngestJournalSettings | null;
+}
+
+/** Delay before the applier retries after the driver failed to apply, doubled up to the maximum. */
+const APPLY_RETRY_MS = 100;
+const APPLY_RETRY_MAX_MS = 5000;
+
 export abstract class BaseRecordStore implements RecordStore {
   abstract readonly capabilities: StoreCapabilities;
   private _status: StoreStatus = 'new';
   private readonly commits: GroupCommit;
+  private readonly journalSettings: IngestJournalSettings | null;
+  private journal: IngestJournal | null = null;
+  private readonly tail = new UnappliedTail();
+  private slots = new SlotKnowledge();
+  /** Highest sequence acknowledged (journaled or applied). */
+  private head = 0;
+  /** Highest sequence the driver has committed. */
+  private applied = 0;
+  private applying: Promise<void> | null = null;
+  private applyFailure: { error: unknown; retryMs: number } | null = null;
+  private retryTimer: NodeJS.Timeout | null = null;
+  /** Callers waiting for the applier to reach a sequence. */
+  private waiters: Array<{ sequence: number; resolve: () => void; reject: (error: unknown) => void }> = [];
 
-  constructor(options: { maxBatch?: number } = {}) {
-    this.commits = new GroupCommit((leaders) => this._appendBatch(leaders), options.maxBatch);
+  constructor(options: BaseRecordStoreOptions = {}) {
+    this.commits = new GroupCommit((leaders) => this.commitBatch(leaders), options.maxBatch);
+    this.journalSettings = options.journal ?? null;
   }
 
   get status(): StoreStatus {
@@ -59,11 +115,44 @@ export abstract class BaseRecordStore implements RecordStore {
     this._status = 'opening';
     try {
       await this._open();
+      try {
+        this.applied = this.head = await this._watermark();
+        if (this.journalSettings) await this.recoverJournal(this.journalSettings);
+        this.slots = new SlotKnowledge();
+        const pairs = this._slotPairs();
+        if (pairs) await this.slots.seed(pairs, this.head);
+      } catch (error) {
+        await this.journal?.close().catch(() => undefined);
+        this.journal = null;
+        await this._close().catch(() => undefined);
+        throw error;
+      }
       this._status = 'open';
     } catch (error) {
       this._status = 'closed';
       throw error;
     }
+  }
+
+  /** Applies what the journal holds beyond the driver's watermark, then drops the applied segments. */
+  private async recoverJournal(settings: IngestJournalSettings): Promise<void> {
+    const { journal, records } = await IngestJournal.open(settings);
+    this.journal = journal;
+    const pending = records.filter((accepted) => accepted.stored.sequence > this.applied);
+    if (pending.length > 0 && pending[0]!.stored.sequence !== this.applied + 1) {
+      throw new LoomError(
+        'INTERNAL',
+        `ingest journal in ${settings.directory} resumes at sequence ${pending[0]!.stored.sequence} but the store ends at ${this.applied}`,
+      );
+    }
+    const size = settings.maxApplyBatch ?? 10_000;
+    for (let i = 0; i < pending.length; i += size) {
+      const batch = pending.slice(i, i + size);
+      await this._applyBatch(batch);
+      this.applied = batch[batch.length - 1]!.stored.sequence;
+    }
+    this.head = this.applied;
+    await journal.release(this.applied);
   }
 
   async close(): Promise<void> {
@@ -75,10 +164,32 @@ export abstract class BaseRecordStore implements RecordStore {
     this._status = 'closing';
     try {
       await this.commits.flush();
+      if (this.journal) await this.drainApplier();
     } finally {
-      await this._close();
-      this._status = 'closed';
+      if (this.retryTimer) clearTimeout(this.retryTimer);
+      this.retryTimer = null;
+      const journal = this.journal;
+      this.journal = null;
+      try {
+        // Everything applied: the segments can go. Otherwise they stay for the next open to replay.
+        if (journal) await journal.close(this.tail.size === 0 ? this.applied : undefined);
+      } finally {
+        this.rejectWaiters(new LoomError('SERVICE_UNAVAILABLE', 'record store closed'));
+        await this._close();
+        this._status = 'closed';
+      }
     }
+  }
+
+  /** Waits until the applier has emptied the tail, or gives up after one failed attempt. */
+  private async drainApplier(): Promise<void> {
+    if (this.applyFailure) {
+      if (this.retryTimer) clearTimeout(this.retryTimer);
+      this.retryTimer = null;
+      this.applyFailure = null;
+      this.startApplier();
+    }
+    while (this.applying) await this.applying;
   }
 
   protected assertOpen(): void {
@@ -103,35 +214,176 @@ export abstract class BaseRecordStore implements RecordStore {
     return Promise.all(prepared.map((p) => this.commits.submit(p)));
   }
 
+  /** One group commit: leaders have no conflicts among themselves (GroupCommit sees to that). */
+  private async commitBatch(leaders: PreparedRecord[]): Promise<AppendOutcome[]> {
+    if (this.journal) await this.roomInTail();
+    // Most records are certainly free (see SlotKnowledge). For the rest: the tail first, then the
+    // driver; a record that left the tail meanwhile was committed before it left.
+    const holders = new Map<string, StoredRecord>();
+    const unknown: LoomRecord[] = [];
+    const pairKeys = leaders.map(({ record }) => this._slotPairKey(record));
+    const free = leaders.map(({ record }, i) => this.slots.certainlyFree(record, pairKeys[i]!));
+    leaders.forEach(({ record }, i) => {
+      if (free[i]) return;
+      const slot = clockSlotKey(record);
+      const holder = this.tail.slotHolder(slot);
+      if (holder) holders.set(slot, holder);
+      else unknown.push(record);
+    });
+    if (unknown.length > 0) {
+      for (const stored of await this._lookupSlots(unknown)) holders.set(clockSlotKey(stored.record), stored);
+    }
+    // The same id is the same content, so it holds the same slot: one lookup answers both questions.
+    const outcomes: AppendOutcome[] = [];
+    const accepted: AcceptedRecord[] = [];
+    let sequence = this.head;
+    const acceptedFree: boolean[] = [];
+    const acceptedKeys: string[] = [];
+    leaders.forEach((prepared, i) => {
+      const holder = free[i] ? undefined : holders.get(clockSlotKey(prepared.record));
+      if (holder) {
+        outcomes.push(holder.record.id === prepared.record.id ? { status: 'exists', stored: holder } : { status: 'duplicate_clock', existing: holder });
+        return;
+      }
+      const stored: StoredRecord = { sequence: ++sequence, createdAt: prepared.createdAt, record: prepared.record };
+      accepted.push({ stored, namespace: prepared.namespace });
+      acceptedFree.push(free[i]!);
+      acceptedKeys.push(pairKeys[i]!);
+      outcomes.push({ status: 'inserted', stored });
+    });
+    if (accepted.length === 0) return outcomes;
+    if (this.journal) {
+      await this.journal.append(accepted);
+      this.tail.add(accepted);
+      this.head = sequence;
+      if (!this.applyFailure) this.startApplier();
+    } else {
+      await this._applyBatch(accepted);
+      this.head = this.applied = sequence;
+    }
+    accepted.forEach(({ stored }, i) => this.slots.noteAccepted(stored.record, acceptedKeys[i]!, acceptedFree[i]!));
+    return outcomes;
+  }
+
+  /** Back-pressure: a group commit waits while the applier is `maxUnapplied` records behind. */
+  private async roomInTail(): Promise<void> {
+    const limit = this.journalSettings?.maxUnapplied ?? 20_000;
+    while (this.tail.size >= limit) {
+      if (this.applyFailure) {
+        throw new LoomError('SERVICE_UNAVAILABLE', `storage cannot keep up: applying records to the ${this.capabilities.backend} driver fails (${String(this.applyFailure.error)})`);
+      }
+      await this.reached(this.applied + 1);
+    }
+  }
+
+  private startApplier(): void {
+    if (!this.applying) this.applying = this.applyLoop();
+  }
+
+  /** Hands the driver everything the tail holds, in large batches, until it is empty. */
+  private async applyLoop(): Promise<void> {
+    const size = this.journalSettings?.maxApplyBatch ?? 10_000;
+    const gatherMs = this.journalSettings?.applyGatherMs ?? 20;
+    try {
+      while (this.tail.size > 0 && this.journal) {
+        // A driver batch costs about the same for a few hundred records as for thousands (each
+        // touches index pages all over), so a small tail waits a moment for more to gather.
+        if (this.tail.size < size / 4 && gatherMs > 0 && this._status === 'open') await new Promise((resolve) => setTimeout(resolve, gatherMs));
+        const batch = this.tail.oldest(size);
+        const last = batch[batch.length - 1]!.stored.sequence;
+        await this._applyBatch(batch);
+        this.applied = last;
+        this.tail.dropThrough(last);
+        this.applyFailure = null;
+        this.settleWaiters();
+        await this.journal.release(last);
+      }
+    } catch (error) {
+      // The records are safe in the journal; retry later, and meanwhile refuse callers who would wait.
+      const retryMs = Math.min((this.applyFailure?.retryMs ?? APPLY_RETRY_MS / 2) * 2, APPLY_RETRY_MAX_MS);
+      this.applyFailure = { error, retryMs };
+      this.rejectWaiters(new LoomError('SERVICE_UNAVAILABLE', `applying records to the ${this.capabilities.backend} driver failed: ${String(error)}`));
+      if (this._status === 'open') {
+        this.retryTimer = setTimeout(() => {
+          this.retryTimer = null;
+          this.startApplier();
+        }, retryMs);
+        this.retryTimer.unref();
+      }
+    } finally {
+      this.applying = null;
+    }
+  }
+
+  /** Resolves once the driver has committed `sequence` (at once when it has). */
+  private reached(sequence: number): Promise<void> {
+    if (this.applied >= sequence) return Promise.resolve();
+    if (this.applyFailure) {
+      return Promise.reject(new LoomError('SERVICE_UNAVAILABLE', `applying records to the ${this.capabilities.backend} driver fails: ${String(this.applyFailure.error)}`));
+    }
+    return new Promise((resolve, reject) => this.waiters.push({ sequence, resolve, reject }));
+  }
+
+  /** Waits until the driver holds every record acknowledged so far: reads the tail cannot answer. */
+  private caughtUp(): Promise<void> {
+    return this.reached(this.head);
+  }
+
+  private settleWaiters(): void {
+    if (this.waiters.length === 0) return;
+    const still: typeof this.waiters = [];
+    for (const waiter of this.waiters) {
+      if (this.applied >= waiter.sequence) waiter.resolve();
+      else still.push(waiter);
+    }
+    this.waiters = still;
+  }
+
+  private rejectWaiters(error: unknown): void {
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const waiter of waiters) waiter.reject(error);
+  }
+
   async get(id: string): Promise<StoredRecord | undefined> {
     this.assertOpen();
     if (typeof id !== 'string') throw new TypeError('id must be a string');
-    return this._get(id);
+    return this.tail.get(id) ?? this._get(id);
   }
 
   async listByThread(thread: string, page: PageRequest = {}): Promise<RecordPage> {
     this.assertOpen();
-    return this.pageOf(await this._listByThread(thread, this.normalise(page)), page);
+    const normalised = this.normalise(page);
+    const unapplied = this.tail.select(normalised.after, normalised.limit, (stored) => stored.record.thread === thread);
+    return this.pageOf(mergeBySequence(await this._listByThread(thread, normalised), unapplied, normalised.limit), page);
   }
 
   async listByActor(actor: string, page: PageRequest = {}): Promise<RecordPage> {
     this.assertOpen();
-    return this.pageOf(await this._listByActor(actor, this.normalise(page)), page);
+    const normalised = this.normalise(page);
+    const unapplied = this.tail.select(normalised.after, normalised.limit, (stored) => stored.record.actor === actor);
+    return this.pageOf(mergeBySequence(await this._listByActor(actor, normalised), unapplied, normalised.limit), page);
   }
 
   async changesSince(after: number, limit?: number): Promise<StoredRecord[]> {
     this.assertOpen();
-    return this._changesSince(checkCursor(after), clampLimit(limit, CHANGES_DEFAULT_LIMIT, CHANGES_MAX_LIMIT));
+    const cursor = checkCursor(after);
+    const max = clampLimit(limit, CHANGES_DEFAULT_LIMIT, CHANGES_MAX_LIMIT);
+    const unapplied = this.tail.select(cursor, max);
+    // The driver's part ends where the tail begins (when the tail holds the whole page, it alone answers).
+    if (max > 0 && unapplied.length === max && unapplied[0]!.sequence === cursor + 1) return unapplied;
+    return mergeBySequence(await this._changesSince(cursor, max), unapplied, max);
   }
 
   async watermark(): Promise<number> {
     this.assertOpen();
-    return this._watermark();
+    return this.head;
   }
 
   async listThreads(page: { after?: string; limit?: number } = {}): Promise<ThreadSummaryPage> {
     this.assertOpen();
     const limit = clampLimit(page.limit, PAGE_DEFAULT_LIMIT, PAGE_MAX_LIMIT);
+    await this.caughtUp();
     // Ask for one more than the page to learn whether another page exists.
     const items = await this._listThreads(page.after ?? '', limit + 1);
     const more = items.length > limit;
@@ -142,6 +394,7 @@ export abstract class BaseRecordStore implements RecordStore {
   async query(query: ParsedQuery, options: QueryOptions = {}): Promise<QueryResult> {
     this.assertOpen();
     const filter: FilterNode = options.scope ? { op: 'and', nodes: [options.scope, query.filter] } : query.filter;
+    await this.caughtUp();
     const result = await this._query({ ...query, filter });
     return { ...result, capped: query.offset + result.items.length < result.matchedTotal };
   }
@@ -161,17 +414,38 @@ export abstract class BaseRecordStore implements RecordStore {
   protected abstract _open(): Promise<void>;
   protected abstract _close(): Promise<void>;
   /**
-   * Durably and atomically stores a batch with no internal conflicts, checking
-   * each record against what is already stored (same id → `exists`, same
-   * (actor, thread, clock) with another id → `duplicate_clock`). Assigns
-   * strictly increasing sequences in batch order. Outcomes in input order.
+   * Stored records holding any of these records' (actor, thread, clock)
+   * slots, in any order. (A stored record with the same id holds the same
+   * slot, so this also finds resends.)
    */
-  protected abstract _appendBatch(batch: PreparedRecord[]): Promise<AppendOutcome[]>;
+  protected abstract _lookupSlots(records: readonly LoomRecord[]): Promise<StoredRecord[]>;
+  /**
+   * Atomically (all or nothing) and durably (as the driver's durability
+   * promises) stores records with the sequences they carry. They are known
+   * not to conflict with each other or with stored records; their sequences
+   * are consecutive and continue `_watermark()`. Only one call runs at a time.
+   */
+  protected abstract _applyBatch(records: readonly AcceptedRecord[]): Promise<void>;
   protected abstract _get(id: string): Promise<StoredRecord | undefined>;
   /** Up to `page.limit` records on the thread with sequence > `page.after`, ascending. */
   protected abstract _listByThread(thread: string, page: NormalisedPage): Promise<StoredRecord[]>;
   protected abstract _listByActor(actor: string, page: NormalisedPage): Promise<StoredRecord[]>;
   protected abstract _changesSince(after: number, limit: number): Promise<StoredRecord[]>;
+  /**
+   * The pair key (`_slotPairKey`) of every distinct (actor, thread) pair
+   * stored, in any order, read once on open so appends to new pairs skip the
+   * conflict lookup. A driver that cannot list them cheaply returns null
+   * (the default): appends then look up every pair not seen since open.
+   */
+  protected _slotPairs(): AsyncIterable<string> | null {
+    return null;
+  }
+
+  /** The key `_slotPairs` lists a record's (actor, thread) pair under. */
+  protected _slotPairKey(record: LoomRecord): string {
+    return exactPairKey(record);
+  }
+  /** Highest sequence the driver holds (0 when empty); read once, on open. */
   protected abstract _watermark(): Promise<number>;
   /** Up to `limit` thread summaries with thread id > `after`, ascending by thread id. */
   protected abstract _listThreads(after: string, limit: number): Promise<import('./record-store.js').ThreadSummary[]>;

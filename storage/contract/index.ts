@@ -7,3 +7,5 @@ export * from './query/parse-query.js';
 export * from './query/evaluate-filter.js';
 export * from './query/compare-values.js';
 export * from './query/like-pattern.js';
+export * from './journal/accepted-record.js';
+export * from './journal/ingest-journal.js';

@@ -86,5 +86,15 @@ export function partRange(part: string, after = 0): { gt: string; lt: string } {
 
 /** Key of the (actor, thread, clock) uniqueness slot. */
 export function slotKey(record: { readonly actor: string; readonly thread: string; readonly clock: number }): string {
-  return escapePart(record.actor) + SEPARATOR + escapePart(record.thread) + SEPARATOR + encodeNumber(record.clock);
+  return pairPrefix(record) + SEPARATOR + encodeNumber(record.clock);
+}
+
+/** The (actor, thread) part of a slot key, equal for records of the same pair. */
+export function pairPrefix(record: { readonly actor: string; readonly thread: string }): string {
+  return escapePart(record.actor) + SEPARATOR + escapePart(record.thread);
+}
+
+/** `pairPrefix` of the record a slot key belongs to. */
+export function pairPrefixOfSlotKey(slot: string): string {
+  return slot.slice(0, -(NUMBER_WIDTH + SEPARATOR.length));
 }

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
+import type { LoomError } from '../../core/errors/loom-error.js';
 import { computeRecordId } from '../../core/records/record-id.js';
 import { makeRecord, type RecordFields } from '../../core/records/record.js';
 import type { JsonObject } from '../../core/records/json.js';
@@ -25,6 +26,15 @@ function prepare(fields: Partial<RecordFields> & { clock: number }, createdAt = 
   return { record, namespace: namespaceOf(record), createdAt };
 }
 
+/** Polls `condition` every 10 ms, for up to 5 s. */
+async function until(condition: () => boolean | Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + 5000;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error('condition not met within 5 s');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
 const dirs: string[] = [];
 async function tempDir(): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'loom-level-'));
@@ -32,7 +42,7 @@ async function tempDir(): Promise<string> {
   return dir;
 }
 
-async function openStore(path?: string, options: { durability?: 'full' | 'normal' } = {}): Promise<LevelRecordStore> {
+async function openStore(path?: string, options: { durability?: 'full' | 'normal'; ingestJournal?: boolean } = {}): Promise<LevelRecordStore> {
   const store = new LevelRecordStore({ path: path ?? (await tempDir()), ...options });
   await store.open();
   return store;
@@ -111,20 +121,59 @@ describe('LevelRecordStore', () => {
     expect(outcomes.map((o) => (o.status === 'duplicate_clock' ? o.existing : o.stored).sequence)).to.deep.equal([2, 1, 1, 3]);
   });
 
-  it('does not advance the sequence when a batch fails', async () => {
-    await store.append(prepare({ clock: 1 }));
-    const db = (store as unknown as { db: { batch: (...args: unknown[]) => Promise<void> } }).db;
-    const original = db.batch;
-    db.batch = () => Promise.reject(new Error('disk full'));
+  it('without the ingest journal, does not advance the sequence when a batch fails', async () => {
+    const direct = await openStore(undefined, { ingestJournal: false });
     try {
-      const failed = await store.append(prepare({ clock: 2 })).then(() => null, (error: Error) => error.message);
-      expect(failed).to.equal('disk full');
+      await direct.append(prepare({ clock: 1 }));
+      const db = (direct as unknown as { db: { batch: (...args: unknown[]) => Promise<void> } }).db;
+      const original = db.batch;
+      db.batch = () => Promise.reject(new Error('disk full'));
+      try {
+        const failed = await direct.append(prepare({ clock: 2 })).then(() => null, (error: Error) => error.message);
+        expect(failed).to.equal('disk full');
+      } finally {
+        db.batch = original;
+      }
+      expect(await direct.watermark()).to.equal(1);
+      const retried = await direct.append(prepare({ clock: 2 }));
+      expect(retried.status === 'inserted' && retried.stored.sequence).to.equal(2);
     } finally {
-      db.batch = original;
+      await direct.close();
     }
-    expect(await store.watermark()).to.equal(1);
-    const retried = await store.append(prepare({ clock: 2 }));
-    expect(retried.status === 'inserted' && retried.stored.sequence).to.equal(2);
+  });
+
+  it('with the ingest journal, acknowledges and serves records while LevelDB fails, and applies them once it recovers', async () => {
+    const path = await tempDir();
+    const journaled = await openStore(path);
+    const db = (journaled as unknown as { db: { batch: (...args: unknown[]) => Promise<void> } }).db;
+    const original = db.batch;
+    let failures = 0;
+    db.batch = () => {
+      failures++;
+      return Promise.reject(new Error('disk full'));
+    };
+    const first = prepare({ clock: 1, thread: TH_A });
+    const second = prepare({ clock: 2, thread: TH_A });
+    expect((await journaled.append(first)).status).to.equal('inserted');
+    expect((await journaled.append(second)).status).to.equal('inserted');
+    expect((await journaled.get(second.record.id))?.sequence).to.equal(2);
+    expect((await journaled.listByThread(TH_A)).items.map((s) => s.sequence)).to.deep.equal([1, 2]);
+    expect((await journaled.changesSince(0)).map((s) => s.sequence)).to.deep.equal([1, 2]);
+    expect(await journaled.watermark()).to.equal(2);
+    // A query needs the driver to hold everything: refused while applying fails.
+    await until(() => failures > 0);
+    const refused = await journaled.query(parseRecordQuery({ filter: { thread: TH_A } })).then(() => null, (error: LoomError) => error.code);
+    expect(refused).to.equal('SERVICE_UNAVAILABLE');
+    db.batch = original;
+    // The applier retries on its own; then queries see both.
+    await until(async () => (await journaled.query(parseRecordQuery({ filter: { thread: TH_A } })).catch(() => null))?.matchedTotal === 2);
+    await journaled.close();
+    const reopened = await openStore(path);
+    try {
+      expect((await reopened.changesSince(0)).map((s) => s.record.id)).to.deep.equal([first.record.id, second.record.id]);
+    } finally {
+      await reopened.close();
+    }
   });
 
   it('pages a thread and an actor with nextAfter', async () => {

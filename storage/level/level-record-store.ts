@@ -2,7 +2,7 @@
  * The LevelDB driver (classic-level through `level`). One sublevel per
  * concept (keys.ts): the records by sequence, and the id, (thread, seq),
  * (actor, seq) and (actor, thread, clock) indexes plus per-thread summaries,
- * all written in one atomic batch per group commit. Queries read one index or
+ * all written in one atomic batch per applied batch. Queries read one index or
  * the whole primary and evaluate the reference filter (query-plan.ts).
  */
 import { mkdir } from 'node:fs/promises';
@@ -11,8 +11,10 @@ import { BaseRecordStore, type NormalisedPage } from '../contract/base-record-st
 import { compareForSort, matchesFilter } from '../contract/query/evaluate-filter.js';
 import type { ParsedQuery } from '../contract/query/filter-ast.js';
 import type { QueryResult, StoreCapabilities, ThreadSummary } from '../contract/record-store.js';
-import type { AppendOutcome, PreparedRecord, StoredRecord } from '../contract/stored-record.js';
-import { encodeCursor, partRange, partSequenceKey, sequenceKey, sequenceOfKey, sequenceOfPartKey, slotKey, SUBLEVELS } from './keys.js';
+import type { AcceptedRecord } from '../contract/journal/accepted-record.js';
+import type { StoredRecord } from '../contract/stored-record.js';
+import type { LoomRecord } from '../../core/records/record.js';
+import { encodeCursor, pairPrefix, pairPrefixOfSlotKey, partRange, partSequenceKey, sequenceKey, sequenceOfKey, sequenceOfPartKey, slotKey, SUBLEVELS } from './keys.js';
 import { chooseScan, describePlan, type ScanChoice } from './query-plan.js';
 import { decodeRecordRow, decodeThreadMeta, encodeRecordRow, encodeThreadMeta, type ThreadMeta } from './record-codec.js';
 
@@ -25,8 +27,15 @@ export interface LevelRecordStoreOptions {
    * acknowledged batches (a process crash does not). @default 'full'
    */
   readonly durability?: 'full' | 'normal';
-  /** Upper bound on records per storage batch. @default 2000 */
+  /** Upper bound on records per group commit. @default 2000 */
   readonly maxBatch?: number;
+  /**
+   * Acknowledge appends once they are in the ingest journal (`<path>.journal/`,
+   * a sibling directory, fsync'd per group commit with durability `full`) and
+   * apply them to LevelDB in large batches. `false` writes each group commit
+   * to LevelDB before acknowledging it. @default true
+   */
+  readonly ingestJournal?: boolean;
 }
 
 /** Records read per step when scanning, so a query never holds an iterator's whole range at once. */
@@ -48,24 +57,26 @@ function openSublevels(db: Db) {
 type Sublevels = ReturnType<typeof openSublevels>;
 type PutOperation = { type: 'put'; sublevel: Sublevels[keyof Sublevels]; key: string; value: string };
 
+function checkOptions(options: LevelRecordStoreOptions): 'full' | 'normal' {
+  if (typeof options.path !== 'string' || options.path.length === 0) throw new TypeError('path must be a non-empty directory path');
+  if (options.durability !== undefined && options.durability !== 'full' && options.durability !== 'normal') {
+    throw new TypeError(`durability must be 'full' or 'normal', got ${String(options.durability)}`);
+  }
+  return options.durability ?? 'full';
+}
+
 export class LevelRecordStore extends BaseRecordStore {
   readonly capabilities: StoreCapabilities = { backend: 'level', structuredQuery: true, queryPlan: 'scan', persistent: true };
   private readonly path: string;
   private readonly sync: boolean;
   private db: Db | null = null;
   private sublevels: Sublevels | null = null;
-  /**
-   * Highest sequence written. Only one batch runs at a time (GroupCommit), so
-   * an in-memory counter is safe; it moves only after a batch is durable.
-   */
+  /** Highest sequence written; only one batch is applied at a time, and it moves once the batch is written. */
   private lastSequence = 0;
 
   constructor(options: LevelRecordStoreOptions) {
-    super({ maxBatch: options.maxBatch });
-    if (typeof options.path !== 'string' || options.path.length === 0) throw new TypeError('path must be a non-empty directory path');
-    if (options.durability !== undefined && options.durability !== 'full' && options.durability !== 'normal') {
-      throw new TypeError(`durability must be 'full' or 'normal', got ${String(options.durability)}`);
-    }
+    const sync = checkOptions(options) === 'full';
+    super({ maxBatch: options.maxBatch, journal: options.ingestJournal === false ? null : { directory: `${options.path}.journal`, sync } });
     this.path = options.path;
     this.sync = (options.durability ?? 'full') === 'full';
   }
@@ -101,35 +112,20 @@ export class LevelRecordStore extends BaseRecordStore {
     return { db: this.db, sub: this.sublevels };
   }
 
-  protected async _appendBatch(batch: PreparedRecord[]): Promise<AppendOutcome[]> {
-    const { db, sub } = this.opened;
-    const [idHits, slotHits] = await Promise.all([
-      sub.ids.getMany(batch.map((p) => p.record.id)),
-      sub.slots.getMany(batch.map((p) => slotKey(p.record))),
-    ]);
-    // A stored id implies its slot is taken by that same record, so the id decides first.
-    const holders = batch.map((_, i) => {
-      const hit = idHits[i] ?? slotHits[i];
-      return hit === undefined ? undefined : Number(hit);
-    });
-    const existing = await this.readBySequence([...new Set(holders.filter((s): s is number => s !== undefined))]);
-    const bySequence = new Map(existing.map((stored) => [stored.sequence, stored]));
+  protected async _lookupSlots(records: readonly LoomRecord[]): Promise<StoredRecord[]> {
+    const hits = await this.opened.sub.slots.getMany(records.map((record) => slotKey(record)));
+    const sequences = [...new Set(hits.filter((hit): hit is string => hit !== undefined).map(Number))];
+    return this.readBySequence(sequences);
+  }
 
+  protected async _applyBatch(records: readonly AcceptedRecord[]): Promise<void> {
+    const { db, sub } = this.opened;
     const ops: PutOperation[] = [];
     const touched = new Map<string, ThreadMeta>();
-    const outcomes: AppendOutcome[] = [];
-    let next = this.lastSequence;
-    batch.forEach((prepared, i) => {
-      const holder = holders[i];
-      if (holder !== undefined) {
-        const stored = bySequence.get(holder)!;
-        outcomes.push(idHits[i] !== undefined ? { status: 'exists', stored } : { status: 'duplicate_clock', existing: stored });
-        return;
-      }
-      const record = prepared.record;
-      const sequence = ++next;
+    for (const { stored, namespace } of records) {
+      const { record, sequence } = stored;
       ops.push(
-        { type: 'put', sublevel: sub.records, key: sequenceKey(sequence), value: encodeRecordRow(prepared) },
+        { type: 'put', sublevel: sub.records, key: sequenceKey(sequence), value: encodeRecordRow({ record, namespace, createdAt: stored.createdAt }) },
         { type: 'put', sublevel: sub.ids, key: record.id, value: String(sequence) },
         { type: 'put', sublevel: sub.threads, key: partSequenceKey(record.thread, sequence), value: '' },
         { type: 'put', sublevel: sub.actors, key: partSequenceKey(record.actor, sequence), value: '' },
@@ -138,9 +134,8 @@ export class LevelRecordStore extends BaseRecordStore {
       const meta = touched.get(record.thread);
       if (meta) touched.set(record.thread, { ...meta, recordCount: meta.recordCount + 1, lastSequence: sequence });
       else touched.set(record.thread, { recordCount: 1, firstSequence: sequence, lastSequence: sequence });
-      outcomes.push({ status: 'inserted', stored: { sequence, createdAt: prepared.createdAt, record } });
-    });
-    if (ops.length === 0) return outcomes;
+    }
+    if (ops.length === 0) return;
 
     const threads = [...touched.keys()];
     const priors = await sub.meta.getMany(threads);
@@ -152,11 +147,9 @@ export class LevelRecordStore extends BaseRecordStore {
         : added;
       ops.push({ type: 'put', sublevel: sub.meta, key: thread, value: encodeThreadMeta(merged) });
     });
-
-    // One atomic batch; the counter moves only once it is written, so a failed batch reuses nothing.
+    // One atomic batch: rows, index entries and summaries land together or not at all.
     await db.batch(ops, { sync: this.sync });
-    this.lastSequence = next;
-    return outcomes;
+    this.lastSequence = records[records.length - 1]!.stored.sequence;
   }
 
   /** Primary rows for the given sequences, in the given order. */
@@ -195,6 +188,27 @@ export class LevelRecordStore extends BaseRecordStore {
     if (limit === 0) return [];
     const entries = await this.opened.sub.records.iterator({ gt: encodeCursor(after), limit }).all();
     return entries.map(([key, row]) => decodeRecordRow(sequenceOfKey(key), row));
+  }
+
+  protected override async *_slotPairs(): AsyncIterable<string> {
+    const keys = this.opened.sub.slots.keys();
+    let previous = '';
+    try {
+      for (let step = await keys.nextv(SCAN_CHUNK * 10); step.length > 0; step = await keys.nextv(SCAN_CHUNK * 10)) {
+        for (const key of step) {
+          const pair = pairPrefixOfSlotKey(key);
+          if (pair === previous) continue;
+          previous = pair;
+          yield pair;
+        }
+      }
+    } finally {
+      await keys.close();
+    }
+  }
+
+  protected override _slotPairKey(record: LoomRecord): string {
+    return pairPrefix(record);
   }
 
   protected async _watermark(): Promise<number> {

@@ -14,6 +14,7 @@
  * rows between are decided in JS by `matchesFilter`. NOT swaps the two.
  */
 import { NUMBER_COLUMNS, type FieldRef, type FilterColumn, type FilterNode, type Scalar } from '../contract/query/filter-ast.js';
+import { idKey, textKey } from './index-keys.js';
 import { likeForSqlite, likeToGlob } from './like-to-sql.js';
 import type { BindValue } from './sqlite-database.js';
 import {
@@ -138,7 +139,26 @@ function compileCompare(node: FilterNode & { op: 'compare' }): FilterSql {
     return operator === '$eq' ? exact(bodyNumberIn(path, [value])) : bodyNumberOrdered(path, operator, value);
   }
   const a = access(field, classOf(value) as Exclude<JsonClass, 'null'>);
-  return exact(a ? guarded(a, ` ${SQL_OPERATOR[operator]} ?`, bindScalar(value)) : FALSE);
+  if (!a) return exact(FALSE);
+  const keyed = operator === '$eq' && typeof value === 'string' ? keyedColumnIn(field, [value]) : null;
+  return exact(keyed ?? guarded(a, ` ${SQL_OPERATOR[operator]} ?`, bindScalar(value)));
+}
+
+/** Columns indexed through a compact key (index-keys.ts), with their key column and function. */
+const KEYED_COLUMNS: Partial<Record<FilterColumn, { key: string; of: (text: string) => number }>> = {
+  id: { key: 'id_key', of: idKey },
+  thread: { key: 'thread_key', of: textKey },
+  actor: { key: 'actor_key', of: textKey },
+};
+
+/** `(x_key IN (keys) AND x IN (values))` for an equality on a keyed column, so its index serves it. */
+function keyedColumnIn(field: FieldRef, values: readonly string[]): SqlFragment | null {
+  if (field.kind !== 'column') return null;
+  const keyed = KEYED_COLUMNS[field.column];
+  if (!keyed) return null;
+  const keys = [...new Set(values.map(keyed.of))];
+  const marks = (n: number) => new Array(n).fill('?').join(', ');
+  return sql(`(${keyed.key} IN (${marks(keys.length)}) AND ${COLUMN_SQL[field.column]} IN (${marks(values.length)}))`, ...keys, ...values);
 }
 
 function compileIn(node: FilterNode & { op: 'in' }): FilterSql {
@@ -150,7 +170,9 @@ function compileIn(node: FilterNode & { op: 'in' }): FilterSql {
     else if (cls === 'number' && node.field.kind === 'body') parts.push(bodyNumberIn(jsonPath(node.field.path), values as number[]));
     else {
       const a = access(node.field, cls);
-      if (a) parts.push(guarded(a, ` IN (${values.map(() => '?').join(', ')})`, ...values.map(bindScalar)));
+      const keyed = cls === 'text' ? keyedColumnIn(node.field, values as string[]) : null;
+      if (keyed) parts.push(keyed);
+      else if (a) parts.push(guarded(a, ` IN (${values.map(() => '?').join(', ')})`, ...values.map(bindScalar)));
     }
   }
   return exact(joinSql(parts, 'OR'));

@@ -6,7 +6,9 @@ import type { Act } from '../../core/records/acts.js';
 import type { DataType } from '../../core/records/data-types.js';
 import type { JsonObject } from '../../core/records/json.js';
 import { makeRecord } from '../../core/records/record.js';
-import type { PreparedRecord, StoredRecord } from '../contract/stored-record.js';
+import type { AcceptedRecord } from '../contract/journal/accepted-record.js';
+import type { StoredRecord } from '../contract/stored-record.js';
+import { idKey, textKey } from './index-keys.js';
 import type { BindValue } from './sqlite-database.js';
 
 export interface RecordRow {
@@ -27,8 +29,21 @@ export interface RecordRow {
 export const RECORD_COLUMNS = 'seq, id, thread, actor, act, clock, data_type, judged_by, created_at, parents, body';
 
 /** Column list of an insert, in the order of `insertValues`. */
-export const INSERT_COLUMNS = 'seq, id, thread, actor, act, clock, data_type, judged_by, namespace, created_at, parents, body';
-export const INSERT_COLUMN_COUNT = 12;
+export const INSERT_COLUMNS = 'seq, id, id_key, thread, thread_key, actor, actor_key, act, clock, data_type, judged_by, namespace, created_at, parents, body';
+export const INSERT_COLUMN_COUNT = 15;
+
+const ROW_PLACEHOLDER = `(${new Array(INSERT_COLUMN_COUNT).fill('?').join(', ')})`;
+const placeholderCache = new Map<number, string>();
+
+/** `(?, …), (?, …)` for `rows` inserted rows. */
+export function rowPlaceholders(rows: number): string {
+  let text = placeholderCache.get(rows);
+  if (text === undefined) {
+    text = new Array(rows).fill(ROW_PLACEHOLDER).join(', ');
+    if (placeholderCache.size < 64) placeholderCache.set(rows, text);
+  }
+  return text;
+}
 
 export function rowToStored(row: RecordRow): StoredRecord {
   const record = makeRecord(row.id, {
@@ -45,19 +60,22 @@ export function rowToStored(row: RecordRow): StoredRecord {
 }
 
 /** Appends the bind values of one inserted row to `into`. */
-export function insertValues(sequence: number, prepared: PreparedRecord, into: BindValue[]): void {
-  const r = prepared.record;
+export function insertValues({ stored, namespace }: AcceptedRecord, into: BindValue[]): void {
+  const r = stored.record;
   into.push(
-    sequence,
+    stored.sequence,
     r.id,
+    idKey(r.id),
     r.thread,
+    textKey(r.thread),
     r.actor,
+    textKey(r.actor),
     r.act,
     r.clock,
     r.data_type,
     r.judged_by,
-    prepared.namespace,
-    prepared.createdAt,
+    namespace,
+    stored.createdAt,
     JSON.stringify(r.parents),
     JSON.stringify(r.body),
   );

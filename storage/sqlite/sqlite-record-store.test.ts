@@ -4,7 +4,8 @@ import { expect } from 'chai';
 import type { JsonObject } from '../../core/records/json.js';
 import { parseRecordQuery } from '../contract/query/parse-query.js';
 import { runStoreCompliance, temporaryStoreFactory } from '../compliance/index.js';
-import type { AppendOutcome, PreparedRecord } from '../contract/stored-record.js';
+import type { AcceptedRecord } from '../contract/journal/accepted-record.js';
+import type { AppendOutcome } from '../contract/stored-record.js';
 import { SCHEMA_VERSION } from './migrations.js';
 import { openStore } from './open-sqlite-store.js';
 import { SqliteDatabase } from './sqlite-database.js';
@@ -17,13 +18,30 @@ runStoreCompliance({
   crash: { driverModule: fileURLToPath(new URL('./open-sqlite-store.js', import.meta.url)) },
 });
 
-/** Counts storage batches, to prove concurrent appends are grouped. */
+/** Counts the batches applied to the database, to prove concurrent appends are grouped. */
 class CountingStore extends SqliteRecordStore {
   batches = 0;
-  protected override _appendBatch(batch: PreparedRecord[]): Promise<AppendOutcome[]> {
+  protected override _applyBatch(records: readonly AcceptedRecord[]): Promise<void> {
     this.batches++;
-    return super._appendBatch(batch);
+    return super._applyBatch(records);
   }
+}
+
+/** A store whose database never accepts a batch (a full disk, say). */
+class FailingApplyStore extends SqliteRecordStore {
+  attempts = 0;
+  protected override _applyBatch(): Promise<void> {
+    this.attempts++;
+    return Promise.reject(new Error('disk full'));
+  }
+}
+
+/** Ids of inserted outcomes, in sequence order. */
+function ids(outcomes: AppendOutcome[]): string[] {
+  return outcomes
+    .filter((o): o is Extract<AppendOutcome, { status: 'inserted' }> => o.status === 'inserted')
+    .sort((a, b) => a.stored.sequence - b.stored.sequence)
+    .map((o) => o.stored.record.id);
 }
 
 describe('SqliteRecordStore', () => {
@@ -103,6 +121,67 @@ describe('SqliteRecordStore', () => {
     expect(await db.get('PRAGMA user_version')).to.deep.equal({ user_version: SCHEMA_VERSION });
     expect(await db.get('PRAGMA journal_mode')).to.deep.equal({ journal_mode: 'wal' });
     await db.close();
+  });
+
+  it('replays on open what the ingest journal acknowledged but the database never received', async () => {
+    const path = join(await temp.dir(), 'loom.db');
+    // A store whose database writes all fail: appends are still acknowledged, from the journal.
+    const failing = (await temp.track(new FailingApplyStore({ path }))) as FailingApplyStore;
+    const records = Array.from({ length: 40 }, (_, i) => prepare({ clock: i, thread: i % 2 ? TH_A : TH_B }));
+    const outcomes = await Promise.all(records.map((r) => failing.append(r)));
+    expect(outcomes.every((o) => o.status === 'inserted')).to.equal(true);
+    expect((await failing.get(records[39]!.record.id))?.record).to.deep.equal(records[39]!.record);
+    await failing.close();
+    expect(failing.attempts).to.be.greaterThan(0);
+    const direct = await SqliteDatabase.open(path);
+    expect(await direct.get('SELECT COUNT(*) AS n FROM records')).to.deep.equal({ n: 0 });
+    await direct.close();
+    // Reopened with a working database, the journal's records land before the store is open.
+    const again = await temp.track(new SqliteRecordStore({ path }));
+    expect(await again.watermark()).to.equal(40);
+    const result = await again.query(parseRecordQuery({ filter: { thread: TH_A } }));
+    expect(result.matchedTotal).to.equal(20);
+    expect((await again.changesSince(0, 100)).map((s) => s.record.id)).to.deep.equal(ids(outcomes));
+    const next = await again.append(prepare({ clock: 100 }));
+    expect(next.status === 'inserted' && next.stored.sequence).to.equal(41);
+  });
+
+  it('migrates a schema-2 database (text-keyed indexes) to compact keys and thread summaries, keeping every record', async () => {
+    const path = join(await temp.dir(), 'loom.db');
+    const db = await SqliteDatabase.open(path);
+    // Schema 2 as released: migrations 1 and 2.
+    await db.exec(`CREATE TABLE records (
+       seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, thread TEXT NOT NULL, actor TEXT NOT NULL,
+       act TEXT NOT NULL, clock INTEGER NOT NULL, data_type TEXT NOT NULL, judged_by TEXT, namespace TEXT NOT NULL,
+       created_at INTEGER NOT NULL, parents TEXT NOT NULL, body TEXT NOT NULL, UNIQUE (actor, thread, clock));
+     CREATE INDEX records_thread ON records (thread, seq);
+     CREATE INDEX records_actor ON records (actor, seq);
+     PRAGMA user_version = 2;`);
+    const records = Array.from({ length: 2500 }, (_, i) => prepare({ clock: i, thread: [TH_A, TH_B, TH_C][i % 3]!, actor: i % 2 ? ALICE : BOB, body: { i } }));
+    for (const [i, p] of records.entries()) {
+      const r = p.record;
+      await db.run('INSERT INTO records (seq, id, thread, actor, act, clock, data_type, judged_by, namespace, created_at, parents, body) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)', [
+        i + 1, r.id, r.thread, r.actor, r.act, r.clock, r.data_type, r.judged_by, p.namespace, p.createdAt, JSON.stringify(r.parents), JSON.stringify(r.body),
+      ]);
+    }
+    await db.close();
+    const store = await temp.track(new SqliteRecordStore({ path }));
+    expect(await store.watermark()).to.equal(2500);
+    expect((await store.get(records[1234]!.record.id))?.record).to.deep.equal(records[1234]!.record);
+    expect((await store.listThreads()).items).to.deep.equal([
+      { thread: TH_A, recordCount: 834, firstSequence: 1, lastSequence: 2500 },
+      { thread: TH_B, recordCount: 833, firstSequence: 2, lastSequence: 2498 },
+      { thread: TH_C, recordCount: 833, firstSequence: 3, lastSequence: 2499 },
+    ]);
+    expect((await store.listByActor(ALICE, { limit: 3 })).items.map((s) => s.sequence)).to.deep.equal([2, 4, 6]);
+    expect((await store.query(parseRecordQuery({ filter: { thread: TH_B, actor: BOB } }))).matchedTotal).to.equal(416);
+    expect((await store.append(records[7]!)).status).to.equal('exists');
+    expect((await store.append(prepare({ clock: 7, actor: records[7]!.record.actor, thread: records[7]!.record.thread, body: { other: 1 } }))).status).to.equal('duplicate_clock');
+    const check = await SqliteDatabase.open(path);
+    expect(await check.get('PRAGMA user_version')).to.deep.equal({ user_version: SCHEMA_VERSION });
+    const indexes = (await check.all<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'records' ORDER BY name")).map((r) => r.name);
+    expect(indexes).to.deep.equal(['records_actor', 'records_id', 'records_slot', 'records_thread']);
+    await check.close();
   });
 
   it('refuses a database written by a newer schema', async () => {
