@@ -16,6 +16,7 @@
 import { parseRecordQuery } from '../storage/contract/query/parse-query.js';
 import type { QueryResult, RecordStore } from '../storage/contract/record-store.js';
 import { LevelRecordStore } from '../storage/level/level-record-store.js';
+import { textKey } from '../storage/sqlite/index-keys.js';
 import { SqliteRecordStore } from '../storage/sqlite/sqlite-record-store.js';
 import { bulkLoadSqlite, bulkLoadSqliteInChild, loadDataset } from './support/dataset.js';
 import { fmt, log, main, makeTempDir, mean, percentile, ratioCheck, removeTempDir, round, runPhaseInChild, scaled, seededRandom, type Check } from './support/harness.js';
@@ -96,10 +97,11 @@ async function sqlitePhase(): Promise<PhaseValue> {
 
   const probe = await indexedQuery(store, pick());
   const storeSql = probe.plan!.sql;
-  if (probe.plan!.bind_count !== 4) throw new Error(`expected 4 binds (thread, act, limit, offset) in ${storeSql}, got ${probe.plan!.bind_count}`);
-  if (!/FROM records WHERE/.test(storeSql)) throw new Error(`unexpected SQL shape: ${storeSql}`);
+  // Since schema 3 the thread is bound twice: its index key, then its text (index-keys.ts).
+  if (probe.plan!.bind_count !== 5) throw new Error(`expected 5 binds (thread key, thread, act, limit, offset) in ${storeSql}, got ${probe.plan!.bind_count}`);
+  if (!/FROM records WHERE \(\(thread_key IN \(\?\) AND thread IN \(\?\)\)/.test(storeSql)) throw new Error(`unexpected SQL shape: ${storeSql}`);
   const scanSql = storeSql.replace('FROM records WHERE', 'FROM records NOT INDEXED WHERE');
-  const params = (thread: string): Bind[] => [thread, 'KNOW', 100, 0];
+  const params = (thread: string): Bind[] => [textKey(thread), thread, 'KNOW', 100, 0];
 
   const bare = await RawSqlite.open(path, true);
   const planOf = async (sql: string) => (await bare.all<{ detail: string }>(`EXPLAIN QUERY PLAN ${sql}`, params(pick()))).map((r) => r.detail);
@@ -125,8 +127,9 @@ async function sqlitePhase(): Promise<PhaseValue> {
     storeSql,
     indexedPlan,
     scanPlan,
-    // Any index whose search starts with the thread (records_thread today; records_thread_act before schema 2).
-    planUsesIndex: indexedPlan.some((d) => /^SEARCH records USING (COVERING )?INDEX \S+ \(thread=\?/.test(d)),
+    // Any index whose search starts with the thread: records_thread on (thread_key, seq) since schema 3,
+    // (thread, seq) before; records_thread_act before schema 2.
+    planUsesIndex: indexedPlan.some((d) => /^SEARCH records USING (COVERING )?INDEX \S+ \(thread(_key)?=\?/.test(d)),
     scanIsScan: scanPlan.some((d) => /^SCAN records\b/.test(d)) && !scanPlan.some((d) => /USING (COVERING )?INDEX/.test(d)),
   };
 }

@@ -20,11 +20,13 @@
  */
 import { Level } from 'level';
 import { LoomEngine } from '../core/engine/loom-engine.js';
+import { parseRecordQuery } from '../storage/contract/query/parse-query.js';
 import type { AcceptedRecord } from '../storage/contract/journal/accepted-record.js';
 import type { PreparedRecord } from '../storage/contract/stored-record.js';
 import { partSequenceKey, sequenceKey, slotKey } from '../storage/level/keys.js';
 import { LevelRecordStore } from '../storage/level/level-record-store.js';
 import { encodeRecordRow, encodeThreadMeta, type ThreadMeta } from '../storage/level/record-codec.js';
+import { INSERT_COLUMNS, insertValues, rowPlaceholders } from '../storage/sqlite/record-row.js';
 import { SqliteRecordStore } from '../storage/sqlite/sqlite-record-store.js';
 import {
   currentRssMb,
@@ -135,6 +137,8 @@ interface PhaseValue {
   readonly peakRssMb: number;
   readonly batches?: number;
   readonly meanBatch?: number;
+  /** Pipeline: records/s counted until the driver (not only the journal) holds every record. */
+  readonly appliedRate?: number;
   /** Raw SQLite: the pragmas copied from the driver. */
   readonly pragmas?: string;
   /** Raw SQLite, driver's schema: its indexes. */
@@ -182,6 +186,10 @@ async function pipelinePhase({ driver, durability }: PipelinePayload): Promise<P
     }),
   );
   const elapsed = seconds(start);
+  // Acknowledged means durable in the ingest journal; a query waits until the driver holds every
+  // record too, which is when the indexed copy is complete.
+  await store.query(parseRecordQuery({ filter: {}, limit: 1 }));
+  const appliedElapsed = seconds(start);
   const watermark = await store.watermark();
   await engine.stop();
   removeTempDir(dir);
@@ -194,6 +202,7 @@ async function pipelinePhase({ driver, durability }: PipelinePayload): Promise<P
     peakRssMb: peakRssMb(),
     batches: store.counter.batches,
     meanBatch: round(store.counter.rows / store.counter.batches, 1),
+    appliedRate: Math.round(RECORDS / appliedElapsed),
   };
 }
 
@@ -226,6 +235,15 @@ async function rawSqlitePhase({ durability, variant, batchRecords }: RawPayload)
     for (let s = t; s < end; s += ROWS_PER_STATEMENT) {
       const stop = Math.min(s + ROWS_PER_STATEMENT, end);
       const params: Bind[] = [];
+      if (variant === 'same-schema') {
+        // Exactly the driver's rows, index keys included (record-row.ts).
+        for (let i = s; i < stop; i++) {
+          const { record, namespace } = preparedOf(interleaved[i]!.input, interleaved[i]!.id, createdAt);
+          insertValues({ stored: { sequence: i + 1, createdAt, record }, namespace }, params);
+        }
+        statements.push({ sql: `INSERT INTO records (${INSERT_COLUMNS}) VALUES ${rowPlaceholders(stop - s)}`, params });
+        continue;
+      }
       for (let i = s; i < stop; i++) params.push(...sqliteRow(i + 1, interleaved[i]!.input, interleaved[i]!.id, createdAt));
       statements.push({ sql: multiRowInsert(stop - s), params });
     }
@@ -337,7 +355,8 @@ function line(label: string, v: PhaseValue | Series): string {
   const rate = 'runs' in v ? v.rate : v.rate;
   const all = runs.length > 1 ? ` (runs: ${runs.map((r) => fmt(r.rate)).join(', ')}; median)` : '';
   const batch = runs[0]!.meanBatch !== undefined ? `, ${fmt(Math.max(...runs.map((r) => r.batches ?? 0)))} batches of ~${runs[0]!.meanBatch}` : '';
-  return `    ${label.padEnd(76)} ${fmt(rate).padStart(7)} rec/s${all}${batch}; peak RSS ${fmt(Math.max(...runs.map((r) => r.peakRssMb)), 1)} MB (${fmt(runs[0]!.rssBeforeMb, 1)} MB before timing)`;
+  const applied = runs[0]!.appliedRate !== undefined ? `; until applied to the driver: ${runs.map((r) => fmt(r.appliedRate ?? 0)).join(', ')} rec/s` : '';
+  return `    ${label.padEnd(76)} ${fmt(rate).padStart(7)} rec/s${all}${batch}${applied}; peak RSS ${fmt(Math.max(...runs.map((r) => r.peakRssMb)), 1)} MB (${fmt(runs[0]!.rssBeforeMb, 1)} MB before timing)`;
 }
 
 async function run() {
@@ -375,10 +394,10 @@ async function run() {
     const gatedLabel = driver === 'sqlite' ? 'bare table (same columns, no indexes)' : 'rows only (1 put per record)';
     const sameLabel = driver === 'sqlite' ? `driver's schema (${same.indexes?.length ?? '?'} indexes)` : "driver's keys (row + 4 index puts + meta)";
     if (driver === 'sqlite') log(`    raw connections use the driver's pragmas (${raw.runs[0]!.pragmas}); driver's indexes: ${same.indexes?.join(', ')}`);
-    log(line('pipeline: engine.ingestor.ingest', pipeline));
+    log(line('pipeline: engine.ingestor.ingest (acknowledged; batches = applier batches)', pipeline));
     log(line(`${what}, ${gatedLabel}, ${unit}  [BASELINE]`, raw));
     log(line(`${what}, ${sameLabel}, ${unit}`, same));
-    log(line(`${what}, ${sameLabel}, ${meanBatch}/batch as the pipeline`, sameAtBatch));
+    log(line(`${what}, ${sameLabel}, ${meanBatch}/batch as the pipeline's applier`, sameAtBatch));
     const ratio = pipeline.rate / raw.rate;
     const ratioSame = pipeline.rate / same.rate;
     const ratioSameAtBatch = pipeline.rate / sameAtBatch.rate;
@@ -404,6 +423,7 @@ async function run() {
     );
     figures[`${driver}_${durability}`] = {
       pipeline_rate: pipeline.rate,
+      pipeline_applied_rate: median(pipelineRuns.map((r) => r.appliedRate ?? 0)),
       pipeline_runs: pipelineRuns,
       pipeline_mean_batch: meanBatch,
       pipeline_peak_rss_mb: pipelinePeak,
@@ -428,7 +448,7 @@ async function run() {
     childPeakRssMb: childPeak,
     notes: [
       "Gated baseline (the issue's): the same rows into a bare sqlite3 table of the same columns / one level put per serialized row. The diagnostic rows write exactly what the driver writes (its indexes and constraints / its index keys), so pipeline ÷ those isolates the pipeline's own cost (validation, canonical JSON, hashing, conflict lookups, group commit) from the schema's.",
-      'With 64 producers each awaiting its ingest, at most 64 records are in flight, so group commits hold ~64 records; the last diagnostic row shows the raw writes at that batch size.',
+      'With 64 producers each awaiting its ingest, at most 64 records are in flight, so group commits (one journal frame + fdatasync each) hold ~64 records; the applier hands the driver what accumulated meanwhile, and the last diagnostic row shows the raw writes at the applier\'s mean batch size. The gated rate counts acknowledgements (durable in the ingest journal); the rate until the driver holds everything is printed beside it.',
       'Peak RSS is per child process and includes the pre-generated inputs (all records held in memory before timing).',
     ],
   };

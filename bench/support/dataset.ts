@@ -4,11 +4,11 @@
  */
 import type { RecordStore } from '../../storage/contract/record-store.js';
 import type { PreparedRecord } from '../../storage/contract/stored-record.js';
-import { insertValues } from '../../storage/sqlite/record-row.js';
+import { INSERT_COLUMNS, insertValues, rowPlaceholders } from '../../storage/sqlite/record-row.js';
 import type { BindValue } from '../../storage/sqlite/sqlite-database.js';
 import { runPhaseInChild, seconds } from './harness.js';
 import { datasetRecord } from './records.js';
-import { multiRowInsert, RawSqlite } from './sqlite-raw.js';
+import { RawSqlite } from './sqlite-raw.js';
 
 const ROWS_PER_STATEMENT = 500;
 
@@ -91,9 +91,16 @@ export async function bulkLoadSqlite({ path, from, to }: BulkLoad): Promise<{ se
           insertValues({ stored: { sequence: i + 1, createdAt: prepared.createdAt, record: prepared.record }, namespace: prepared.namespace }, params);
         }
         if (running) await running;
-        running = db.run(multiRowInsert(stop - s), params);
+        running = db.run(`INSERT INTO records (${INSERT_COLUMNS}) VALUES ${rowPlaceholders(stop - s)}`, params);
       }
       if (running) await running;
+      // The driver keeps per-thread summaries as it applies batches; so does the loader.
+      await db.run(
+        `INSERT INTO threads (thread, record_count, first_seq, last_seq)
+           SELECT thread, COUNT(*), MIN(seq), MAX(seq) FROM records WHERE seq > ? AND seq <= ? GROUP BY thread
+           ON CONFLICT (thread) DO UPDATE SET record_count = record_count + excluded.record_count, last_seq = excluded.last_seq`,
+        [t, end],
+      );
       await db.exec('COMMIT');
     }
     await db.get('PRAGMA journal_mode = WAL');
