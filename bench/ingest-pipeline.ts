@@ -241,7 +241,7 @@ async function rawSqlitePhase({ durability, variant, batchRecords }: RawPayload)
           const { record, namespace } = preparedOf(interleaved[i]!.input, interleaved[i]!.id, createdAt);
           insertValues({ stored: { sequence: i + 1, createdAt, record }, namespace }, params);
         }
-        statements.push({ sql: `INSERT INTO records (${INSERT_COLUMNS}) VALUES ${rowPlaceholders(stop - s)}`, params });
+        statements.push({ sql: `INSERT OR FAIL INTO records (${INSERT_COLUMNS}) VALUES ${rowPlaceholders(stop - s)}`, params });
         continue;
       }
       for (let i = s; i < stop; i++) params.push(...sqliteRow(i + 1, interleaved[i]!.input, interleaved[i]!.id, createdAt));

@@ -21,26 +21,34 @@ export class CanonicalJsonError extends TypeError {
   }
 }
 
-// In unicode mode a well-formed surrogate pair is one code point and does not
-// match this class; only unpaired halves do.
-const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
-
 export function canonicalJson(value: unknown): string {
-  return write(value, '$', 0);
+  return write(value, [], 0);
 }
 
 /** Refuses pathological nesting before the JS stack does it less politely. */
 export const CANONICAL_JSON_MAX_DEPTH = 512;
 
-function write(value: unknown, path: string, depth: number): string {
+/**
+ * The members walked down to a value; turned into `$.a[0].b` text only when
+ * an error needs it (building it for every member cost more than the rest).
+ */
+type PathStack = Array<string | number>;
+
+function pathText(stack: PathStack): string {
+  let text = '$';
+  for (const part of stack) text += typeof part === 'number' ? `[${part}]` : `.${part}`;
+  return text;
+}
+
+function write(value: unknown, path: PathStack, depth: number): string {
   if (depth > CANONICAL_JSON_MAX_DEPTH) {
-    throw new CanonicalJsonError(`nesting deeper than ${CANONICAL_JSON_MAX_DEPTH} levels`, path);
+    throw new CanonicalJsonError(`nesting deeper than ${CANONICAL_JSON_MAX_DEPTH} levels`, pathText(path));
   }
   switch (typeof value) {
     case 'string':
       return writeString(value, path);
     case 'number':
-      if (!Number.isFinite(value)) throw new CanonicalJsonError(`number ${value} is not representable in JSON`, path);
+      if (!Number.isFinite(value)) throw new CanonicalJsonError(`number ${value} is not representable in JSON`, pathText(path));
       // JSON.stringify on a finite number is exactly Number.prototype.toString, except -0 -> "0".
       return JSON.stringify(value);
     case 'boolean':
@@ -51,33 +59,39 @@ function write(value: unknown, path: string, depth: number): string {
         let out = '[';
         for (let i = 0; i < value.length; i++) {
           if (i > 0) out += ',';
-          out += write(value[i], `${path}[${i}]`, depth + 1);
+          path.push(i);
+          out += write(value[i], path, depth + 1);
+          path.pop();
         }
         return out + ']';
       }
       const proto = Object.getPrototypeOf(value);
       if (proto !== Object.prototype && proto !== null) {
-        throw new CanonicalJsonError('only plain objects are JSON objects', path);
+        throw new CanonicalJsonError('only plain objects are JSON objects', pathText(path));
       }
       const keys = Object.keys(value).sort();
       let out = '{';
       let first = true;
       for (const key of keys) {
         const member = (value as Record<string, unknown>)[key];
-        if (member === undefined) throw new CanonicalJsonError(`undefined value for key ${JSON.stringify(key)}`, path);
+        if (member === undefined) throw new CanonicalJsonError(`undefined value for key ${JSON.stringify(key)}`, pathText(path));
         if (!first) out += ',';
         first = false;
-        out += writeString(key, path) + ':' + write(member, `${path}.${key}`, depth + 1);
+        out += writeString(key, path) + ':';
+        path.push(key);
+        out += write(member, path, depth + 1);
+        path.pop();
       }
       return out + '}';
     }
     default:
-      throw new CanonicalJsonError(`a ${typeof value} is not a JSON value`, path);
+      throw new CanonicalJsonError(`a ${typeof value} is not a JSON value`, pathText(path));
   }
 }
 
-function writeString(text: string, path: string): string {
-  if (LONE_SURROGATE.test(text)) throw new CanonicalJsonError('string contains a lone UTF-16 surrogate', path);
+function writeString(text: string, path: PathStack): string {
+  // isWellFormed: no unpaired UTF-16 surrogate.
+  if (!text.isWellFormed()) throw new CanonicalJsonError('string contains a lone UTF-16 surrogate', pathText(path));
   return JSON.stringify(text);
 }
 

@@ -16,8 +16,26 @@ const DNS_LABEL = '[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?';
 const DID_WEB_ID = new RegExp(`^${DNS_LABEL}(?:\\.${DNS_LABEL})*(?:%3[Aa][0-9]{1,5})?(?::(?:[A-Za-z0-9._-]|%[0-9A-Fa-f]{2})+)*$`);
 const IDCHARS = /^(?:[A-Za-z0-9._-]|%[0-9A-Fa-f]{2})+$/;
 
+/**
+ * DIDs recently found valid: a busy writer repeats its DID on every record,
+ * and two regular expressions per record showed up in ingest profiles.
+ * Forgotten wholesale when full (a plain Set; no recency order needed).
+ */
+const recentlyValid = new Set<string>();
+const RECENTLY_VALID_LIMIT = 10_000;
+
 export function didSyntaxError(value: unknown): string | null {
   if (typeof value !== 'string') return 'must be a string DID';
+  if (recentlyValid.has(value)) return null;
+  const error = checkDid(value);
+  if (error === null) {
+    if (recentlyValid.size >= RECENTLY_VALID_LIMIT) recentlyValid.clear();
+    recentlyValid.add(value);
+  }
+  return error;
+}
+
+function checkDid(value: string): string | null {
   if (value.length > DID_MAX_LENGTH) return `must be at most ${DID_MAX_LENGTH} characters`;
   const match = GENERIC_DID.exec(value);
   if (!match) return 'must be a DID of the form did:<method>:<method-specific-id> (W3C DID syntax)';

@@ -67,7 +67,12 @@ export interface IngestJournalSettings {
   readonly maxApplyBatch?: number;
   /** Segment size at which the journal starts a new file. @default 64 MiB */
   readonly segmentBytes?: number;
-  /** How long the applier lets a small tail (under a quarter of `maxApplyBatch`) grow before applying it, in ms. @default 20 */
+  /**
+   * Longest the applier lets acknowledged records gather before applying
+   * them, in ms. It applies sooner once half of `maxApplyBatch` has gathered,
+   * or as soon as a caller waits for the driver (a query, a thread list,
+   * back-pressure) or the store closes. @default 200
+   */
   readonly applyGatherMs?: number;
 }
 
@@ -95,6 +100,8 @@ export abstract class BaseRecordStore implements RecordStore {
   /** Highest sequence the driver has committed. */
   private applied = 0;
   private applying: Promise<void> | null = null;
+  /** Ends the applier's current gathering pause early (null when it is not pausing). */
+  private stopGathering: (() => void) | null = null;
   private applyFailure: { error: unknown; retryMs: number } | null = null;
   private retryTimer: NodeJS.Timeout | null = null;
   /** Callers waiting for the applier to reach a sequence. */
@@ -162,6 +169,7 @@ export abstract class BaseRecordStore implements RecordStore {
     }
     if (this._status === 'closing') return;
     this._status = 'closing';
+    this.checkGathering();
     try {
       await this.commits.flush();
       if (this.journal) await this.drainApplier();
@@ -257,6 +265,7 @@ export abstract class BaseRecordStore implements RecordStore {
       this.tail.add(accepted);
       this.head = sequence;
       if (!this.applyFailure) this.startApplier();
+      this.checkGathering();
     } else {
       await this._applyBatch(accepted);
       this.head = this.applied = sequence;
@@ -283,12 +292,9 @@ export abstract class BaseRecordStore implements RecordStore {
   /** Hands the driver everything the tail holds, in large batches, until it is empty. */
   private async applyLoop(): Promise<void> {
     const size = this.journalSettings?.maxApplyBatch ?? 10_000;
-    const gatherMs = this.journalSettings?.applyGatherMs ?? 20;
     try {
       while (this.tail.size > 0 && this.journal) {
-        // A driver batch costs about the same for a few hundred records as for thousands (each
-        // touches index pages all over), so a small tail waits a moment for more to gather.
-        if (this.tail.size < size / 4 && gatherMs > 0 && this._status === 'open') await new Promise((resolve) => setTimeout(resolve, gatherMs));
+        await this.gather();
         const batch = this.tail.oldest(size);
         const last = batch[batch.length - 1]!.stored.sequence;
         await this._applyBatch(batch);
@@ -315,13 +321,47 @@ export abstract class BaseRecordStore implements RecordStore {
     }
   }
 
+  /**
+   * Pauses while the tail is small and nobody waits for the driver. A driver
+   * batch dirties index pages all over the file whether it holds a few
+   * hundred records or thousands, and every dirtied page is written, so
+   * fewer, larger batches write far less (and leave the disk to the
+   * journal's fsyncs, which acknowledgements wait for).
+   */
+  private async gather(): Promise<void> {
+    const settings = this.journalSettings;
+    const gatherMs = settings?.applyGatherMs ?? 200;
+    if (!this.shouldGather() || gatherMs <= 0) return;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(() => this.stopGathering?.(), gatherMs);
+      this.stopGathering = () => {
+        clearTimeout(timer);
+        this.stopGathering = null;
+        resolve();
+      };
+    });
+  }
+
+  private shouldGather(): boolean {
+    const target = (this.journalSettings?.maxApplyBatch ?? 10_000) / 2;
+    return this._status === 'open' && this.waiters.length === 0 && this.tail.size < target;
+  }
+
+  /** Ends a gathering pause once it no longer has a reason to last. */
+  private checkGathering(): void {
+    if (this.stopGathering && !this.shouldGather()) this.stopGathering();
+  }
+
   /** Resolves once the driver has committed `sequence` (at once when it has). */
   private reached(sequence: number): Promise<void> {
     if (this.applied >= sequence) return Promise.resolve();
     if (this.applyFailure) {
       return Promise.reject(new LoomError('SERVICE_UNAVAILABLE', `applying records to the ${this.capabilities.backend} driver fails: ${String(this.applyFailure.error)}`));
     }
-    return new Promise((resolve, reject) => this.waiters.push({ sequence, resolve, reject }));
+    return new Promise((resolve, reject) => {
+      this.waiters.push({ sequence, resolve, reject });
+      this.checkGathering();
+    });
   }
 
   /** Waits until the driver holds every record acknowledged so far: reads the tail cannot answer. */

@@ -8,11 +8,15 @@ import type { AcceptedRecord } from '../contract/journal/accepted-record.js';
 import { clockSlotKey, type StoredRecord } from '../contract/stored-record.js';
 import type { LoomRecord } from '../../core/records/record.js';
 import { textKey } from './index-keys.js';
-import { INSERT_COLUMNS, RECORD_COLUMNS, insertValues, rowPlaceholders, rowToStored, type RecordRow } from './record-row.js';
+import { INSERT_COLUMN_COUNT, INSERT_COLUMNS, RECORD_COLUMNS, insertValues, rowToStored, type RecordRow } from './record-row.js';
 import type { BindValue, SqliteDatabase, SqliteSession } from './sqlite-database.js';
 
-/** Rows per lookup or insert statement: 500 × 15 binds stays far below SQLite's 32766. */
+/** Rows per statement: 500 × 3 lookup binds stays far below SQLite's 32766. */
 export const ROWS_PER_STATEMENT = 500;
+
+/** Inserts the rows of a JSON array of `insertValues` arrays (`value->>i` is element i, as SQL). */
+const INSERT_JSON_ROWS = `INSERT OR FAIL INTO records (${INSERT_COLUMNS})
+  SELECT ${Array.from({ length: INSERT_COLUMN_COUNT }, (_, i) => `value->>${i}`).join(', ')} FROM json_each(?)`;
 
 function chunks<T>(items: readonly T[], size: number): T[][] {
   const out: T[][] = [];
@@ -45,12 +49,27 @@ export async function storedBySlots(db: SqliteDatabase, records: readonly LoomRe
 /**
  * Inserts accepted records with their sequences and adds them to the thread
  * summaries; the caller holds the write transaction.
+ *
+ * `OR FAIL` rather than the default ABORT: an ABORT statement that changes
+ * many rows keeps a statement journal (a temp file holding a copy of every
+ * page it touches) so it can undo only itself. Nothing here needs that: any
+ * failure rolls the whole transaction back. Measured: 1.3-1.5x faster batches.
  */
 export async function insertAccepted(session: SqliteSession, records: readonly AcceptedRecord[]): Promise<void> {
+  // Rows travel as one JSON text per statement that SQLite unpacks with json_each:
+  // binding 15 values per row costs the event loop ~9 µs a row in node-sqlite3's
+  // argument conversion, one string costs it a single copy (the parsing moves
+  // to SQLite's thread). Statements of a few hundred rows keep each stretch of
+  // event-loop work short (~2 ms), so acknowledgements are not held up behind
+  // the applier's batch.
   for (const chunk of chunks(records, ROWS_PER_STATEMENT)) {
-    const params: BindValue[] = [];
-    for (const accepted of chunk) insertValues(accepted, params);
-    await session.run(`INSERT INTO records (${INSERT_COLUMNS}) VALUES ${rowPlaceholders(chunk.length)}`, params);
+    const rows: BindValue[][] = [];
+    for (const accepted of chunk) {
+      const row: BindValue[] = [];
+      insertValues(accepted, row);
+      rows.push(row);
+    }
+    await session.run(INSERT_JSON_ROWS, [JSON.stringify(rows)]);
   }
   const summaries = new Map<string, { count: number; first: number; last: number }>();
   for (const { stored } of records) {
@@ -63,7 +82,7 @@ export async function insertAccepted(session: SqliteSession, records: readonly A
   for (const chunk of chunks([...summaries], ROWS_PER_STATEMENT)) {
     const params: BindValue[] = chunk.flatMap(([thread, s]) => [thread, s.count, s.first, s.last]);
     await session.run(
-      `INSERT INTO threads (thread, record_count, first_seq, last_seq) VALUES ${placeholders(chunk.length, 4)}
+      `INSERT OR FAIL INTO threads (thread, record_count, first_seq, last_seq) VALUES ${placeholders(chunk.length, 4)}
          ON CONFLICT (thread) DO UPDATE SET record_count = record_count + excluded.record_count, last_seq = excluded.last_seq`,
       params,
     );

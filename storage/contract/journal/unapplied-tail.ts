@@ -10,6 +10,8 @@ import type { AcceptedRecord } from './accepted-record.js';
 
 export class UnappliedTail {
   private entries: AcceptedRecord[] = [];
+  /** `clockSlotKey` of each entry, kept so dropping it need not build the key again. */
+  private slots: string[] = [];
   /** Index in `entries` of the oldest entry still held (the front is dropped lazily). */
   private start = 0;
   private readonly byId = new Map<string, StoredRecord>();
@@ -26,9 +28,11 @@ export class UnappliedTail {
 
   add(records: readonly AcceptedRecord[]): void {
     for (const accepted of records) {
+      const slot = clockSlotKey(accepted.stored.record);
       this.entries.push(accepted);
+      this.slots.push(slot);
       this.byId.set(accepted.stored.record.id, accepted.stored);
-      this.bySlot.set(clockSlotKey(accepted.stored.record), accepted.stored);
+      this.bySlot.set(slot, accepted.stored);
     }
   }
 
@@ -40,14 +44,14 @@ export class UnappliedTail {
   /** Drops entries with sequence ≤ `sequence` (they are committed in the driver). */
   dropThrough(sequence: number): void {
     while (this.start < this.entries.length && this.entries[this.start]!.stored.sequence <= sequence) {
-      const { record } = this.entries[this.start]!.stored;
-      this.byId.delete(record.id);
-      this.bySlot.delete(clockSlotKey(record));
+      this.byId.delete(this.entries[this.start]!.stored.record.id);
+      this.bySlot.delete(this.slots[this.start]!);
       this.start++;
     }
     // Compact once the dropped front outweighs what is held.
     if (this.start > 1024 && this.start * 2 > this.entries.length) {
       this.entries = this.entries.slice(this.start);
+      this.slots = this.slots.slice(this.start);
       this.start = 0;
     }
   }
