@@ -1,4 +1,4 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --max-semi-space-size=32
 /**
  * The `loom` command. `serve` runs the reference server; the client commands
  * talk to a running server through the generated SDK.

@@ -54,6 +54,32 @@ runStoreCompliance({
   crash: { driverModule: fileURLToPath(new URL('./open-level-store.js', import.meta.url)) },
 });
 
+interface ChainedBatch {
+  write(options?: unknown): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * Makes every batch the store's LevelDB writes fail as a full disk would
+ * (the batch is filled, then writing it rejects); returns the undo.
+ */
+function failBatchWrites(store: LevelRecordStore, onFailure: () => void = () => undefined): () => void {
+  const db = (store as unknown as { db: { batch: (...args: unknown[]) => ChainedBatch } }).db;
+  const original = db.batch;
+  db.batch = (...args: unknown[]) => {
+    const batch = original.apply(db, args);
+    batch.write = async () => {
+      onFailure();
+      await batch.close();
+      throw new Error('disk full');
+    };
+    return batch;
+  };
+  return () => {
+    db.batch = original;
+  };
+}
+
 describe('LevelRecordStore', () => {
   after(async () => {
     await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
@@ -125,14 +151,12 @@ describe('LevelRecordStore', () => {
     const direct = await openStore(undefined, { ingestJournal: false });
     try {
       await direct.append(prepare({ clock: 1 }));
-      const db = (direct as unknown as { db: { batch: (...args: unknown[]) => Promise<void> } }).db;
-      const original = db.batch;
-      db.batch = () => Promise.reject(new Error('disk full'));
+      const restore = failBatchWrites(direct);
       try {
         const failed = await direct.append(prepare({ clock: 2 })).then(() => null, (error: Error) => error.message);
         expect(failed).to.equal('disk full');
       } finally {
-        db.batch = original;
+        restore();
       }
       expect(await direct.watermark()).to.equal(1);
       const retried = await direct.append(prepare({ clock: 2 }));
@@ -145,13 +169,8 @@ describe('LevelRecordStore', () => {
   it('with the ingest journal, acknowledges and serves records while LevelDB fails, and applies them once it recovers', async () => {
     const path = await tempDir();
     const journaled = await openStore(path);
-    const db = (journaled as unknown as { db: { batch: (...args: unknown[]) => Promise<void> } }).db;
-    const original = db.batch;
     let failures = 0;
-    db.batch = () => {
-      failures++;
-      return Promise.reject(new Error('disk full'));
-    };
+    const restore = failBatchWrites(journaled, () => failures++);
     const first = prepare({ clock: 1, thread: TH_A });
     const second = prepare({ clock: 2, thread: TH_A });
     expect((await journaled.append(first)).status).to.equal('inserted');
@@ -164,7 +183,7 @@ describe('LevelRecordStore', () => {
     await until(() => failures > 0);
     const refused = await journaled.query(parseRecordQuery({ filter: { thread: TH_A } })).then(() => null, (error: LoomError) => error.code);
     expect(refused).to.equal('SERVICE_UNAVAILABLE');
-    db.batch = original;
+    restore();
     // The applier retries on its own; then queries see both.
     await until(async () => (await journaled.query(parseRecordQuery({ filter: { thread: TH_A } })).catch(() => null))?.matchedTotal === 2);
     await journaled.close();

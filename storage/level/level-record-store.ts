@@ -55,7 +55,8 @@ function openSublevels(db: Db) {
 }
 
 type Sublevels = ReturnType<typeof openSublevels>;
-type PutOperation = { type: 'put'; sublevel: Sublevels[keyof Sublevels]; key: string; value: string };
+/** Records whose puts are added to a batch between two yields to the event loop. */
+const PUT_SLICE_RECORDS = 250;
 
 function checkOptions(options: LevelRecordStoreOptions): 'full' | 'normal' {
   if (typeof options.path !== 'string' || options.path.length === 0) throw new TypeError('path must be a non-empty directory path');
@@ -119,36 +120,46 @@ export class LevelRecordStore extends BaseRecordStore {
   }
 
   protected async _applyBatch(records: readonly AcceptedRecord[]): Promise<void> {
+    if (records.length === 0) return;
     const { db, sub } = this.opened;
-    const ops: PutOperation[] = [];
     const touched = new Map<string, ThreadMeta>();
-    for (const { stored, namespace } of records) {
+    for (const { stored } of records) {
       const { record, sequence } = stored;
-      ops.push(
-        { type: 'put', sublevel: sub.records, key: sequenceKey(sequence), value: encodeRecordRow({ record, namespace, createdAt: stored.createdAt }) },
-        { type: 'put', sublevel: sub.ids, key: record.id, value: String(sequence) },
-        { type: 'put', sublevel: sub.threads, key: partSequenceKey(record.thread, sequence), value: '' },
-        { type: 'put', sublevel: sub.actors, key: partSequenceKey(record.actor, sequence), value: '' },
-        { type: 'put', sublevel: sub.slots, key: slotKey(record), value: String(sequence) },
-      );
       const meta = touched.get(record.thread);
       if (meta) touched.set(record.thread, { ...meta, recordCount: meta.recordCount + 1, lastSequence: sequence });
       else touched.set(record.thread, { recordCount: 1, firstSequence: sequence, lastSequence: sequence });
     }
-    if (ops.length === 0) return;
-
     const threads = [...touched.keys()];
     const priors = await sub.meta.getMany(threads);
-    threads.forEach((thread, i) => {
-      const added = touched.get(thread)!;
-      const prior = priors[i] === undefined ? undefined : decodeThreadMeta(thread, priors[i]!);
-      const merged: ThreadMeta = prior
-        ? { recordCount: prior.recordCount + added.recordCount, firstSequence: prior.firstSequence, lastSequence: added.lastSequence }
-        : added;
-      ops.push({ type: 'put', sublevel: sub.meta, key: thread, value: encodeThreadMeta(merged) });
-    });
-    // One atomic batch: rows, index entries and summaries land together or not at all.
-    await db.batch(ops, { sync: this.sync });
+
+    // One atomic batch: rows, index entries and summaries land together or not at all. It is
+    // filled a slice at a time, yielding in between: preparing thousands of puts at once would
+    // hold the event loop (and the acknowledgements waiting on it) for a hundred milliseconds.
+    const batch = db.batch();
+    try {
+      for (let i = 0; i < records.length; i++) {
+        if (i > 0 && i % PUT_SLICE_RECORDS === 0) await new Promise((resolve) => setImmediate(resolve));
+        const { stored, namespace } = records[i]!;
+        const { record, sequence } = stored;
+        batch.put(sequenceKey(sequence), encodeRecordRow({ record, namespace, createdAt: stored.createdAt }), { sublevel: sub.records });
+        batch.put(record.id, String(sequence), { sublevel: sub.ids });
+        batch.put(partSequenceKey(record.thread, sequence), '', { sublevel: sub.threads });
+        batch.put(partSequenceKey(record.actor, sequence), '', { sublevel: sub.actors });
+        batch.put(slotKey(record), String(sequence), { sublevel: sub.slots });
+      }
+      threads.forEach((thread, i) => {
+        const added = touched.get(thread)!;
+        const prior = priors[i] === undefined ? undefined : decodeThreadMeta(thread, priors[i]!);
+        const merged: ThreadMeta = prior
+          ? { recordCount: prior.recordCount + added.recordCount, firstSequence: prior.firstSequence, lastSequence: added.lastSequence }
+          : added;
+        batch.put(thread, encodeThreadMeta(merged), { sublevel: sub.meta });
+      });
+    } catch (error) {
+      await batch.close();
+      throw error;
+    }
+    await batch.write({ sync: this.sync });
     this.lastSequence = records[records.length - 1]!.stored.sequence;
   }
 

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
@@ -120,6 +121,18 @@ describe('SqliteRecordStore', () => {
     const db = await SqliteDatabase.open(path);
     expect(await db.get('PRAGMA user_version')).to.deep.equal({ user_version: SCHEMA_VERSION });
     expect(await db.get('PRAGMA journal_mode')).to.deep.equal({ journal_mode: 'wal' });
+    await db.close();
+  });
+
+  it('leaves no WAL file behind once closed: everything is checkpointed into the database file', async () => {
+    const path = join(await temp.dir(), 'loom.db');
+    const store = await temp.track(new SqliteRecordStore({ path }));
+    await store.appendMany(Array.from({ length: 50 }, (_, i) => prepare({ clock: i })));
+    expect(existsSync(`${path}-wal`)).to.equal(true);
+    await store.close();
+    expect(existsSync(`${path}-wal`)).to.equal(false);
+    const db = await SqliteDatabase.open(path);
+    expect(await db.get('SELECT COUNT(*) AS n FROM records')).to.deep.equal({ n: 50 });
     await db.close();
   });
 
