@@ -411,7 +411,7 @@ async function run() {
         ratio,
         '>=',
         TARGET,
-        `${fmt(pipeline.rate)} vs ${fmt(raw.rate)} rec/s; pipeline mean group commit ${meanBatch} records; pipeline peak RSS ${fmt(pipelinePeak, 1)} MB`,
+        `${fmt(pipeline.rate)} vs ${fmt(raw.rate)} rec/s; mean applier batch ${meanBatch} records; pipeline peak RSS ${fmt(pipelinePeak, 1)} MB`,
       ),
       ratioCheck(
         `${driver} durability=${durability}: pipeline ÷ raw ${sameLabel} (diagnostic)`,

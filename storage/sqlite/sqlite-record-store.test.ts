@@ -124,6 +124,22 @@ describe('SqliteRecordStore', () => {
     await db.close();
   });
 
+  it('applies at once when a query waits or the store closes, however long the applier would gather', async () => {
+    const path = join(await temp.dir(), 'loom.db');
+    const store = new SqliteRecordStore({ path });
+    // A ten-minute gathering pause: only the wake-ups can let this test finish in time.
+    const internals = store as unknown as { journalSettings: object };
+    internals.journalSettings = { ...internals.journalSettings, applyGatherMs: 600_000 };
+    await temp.track(store);
+    await store.appendMany([prepare({ clock: 1 }), prepare({ clock: 2 })]);
+    expect((await store.query(parseRecordQuery({ filter: { thread: TH_A } }))).matchedTotal).to.equal(2);
+    await store.append(prepare({ clock: 3 }));
+    await store.close();
+    const db = await SqliteDatabase.open(path);
+    expect(await db.get('SELECT COUNT(*) AS n FROM records')).to.deep.equal({ n: 3 });
+    await db.close();
+  });
+
   it('leaves no WAL file behind once closed: everything is checkpointed into the database file', async () => {
     const path = join(await temp.dir(), 'loom.db');
     const store = await temp.track(new SqliteRecordStore({ path }));
