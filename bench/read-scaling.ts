@@ -1,19 +1,17 @@
 /**
  * Read scaling: get-by-id and a 100-record thread page at 10k and at 1M
  * records, per driver (SQLite, LevelDB). Target: the 1M mean latency is at
- * most 1.5× the 10k one. Each driver runs in its own child process: load 10k
- * records (store.appendMany), warm up, time N random get-by-id and N random
- * first pages of threads holding ≥ 100 records (listByThread, limit 100),
- * one request at a time; then load up to 1M in the same store and time again.
- * Each size is measured on the store closed and reopened after loading.
- * LevelDB loads through appendMany; SQLite's 990k more rows go in through a
- * bare loading connection (support/dataset.ts: same rows, order and schema)
- * because appendMany on this schema would take minutes.
+ * most 1.5× the 10k one. Each driver runs in its own child process: a store
+ * of 10k and one of 1M records, both loaded through store.appendMany (so the
+ * files are laid out exactly as the store lays them out), closed and
+ * reopened, warmed up; then N random get-by-id and N random first pages of
+ * threads holding ≥ 100 records (listByThread, limit 100), one request at a
+ * time, split into rounds that alternate between the two stores.
  */
 import type { RecordStore } from '../storage/contract/record-store.js';
 import { LevelRecordStore } from '../storage/level/level-record-store.js';
 import { SqliteRecordStore } from '../storage/sqlite/sqlite-record-store.js';
-import { bulkLoadSqlite, bulkLoadSqliteInChild, loadDataset, sampleDatasetIds } from './support/dataset.js';
+import { loadDataset, sampleDatasetIds } from './support/dataset.js';
 import {
   fmt,
   log,
@@ -41,6 +39,8 @@ const GETS = scaled(3_000, 300);
 const PAGES = scaled(1_000, 100);
 const WARM_GETS = scaled(3_000, 500);
 const WARM_PAGES = scaled(500, 100);
+/** The gets and pages of each size are split into this many rounds, alternating between the sizes. */
+const ROUNDS = 10;
 const TARGET = 1.5;
 const PHASE_TIMEOUT_MS = 30 * 60_000;
 
@@ -65,7 +65,6 @@ interface DriverValue {
   readonly loadRateSmall: number;
   readonly loadRateLarge: number;
   readonly loadSeconds: number;
-  readonly largeLoadedBy: string;
 }
 
 function latency(samplesMs: number[]): Latency {
@@ -77,31 +76,55 @@ function latency(samplesMs: number[]): Latency {
   };
 }
 
-async function measure(store: RecordStore, records: number, random: () => number): Promise<SizePoint> {
-  const threads = datasetThreadsWithAtLeast(PAGE, records).map(threadId);
-  if (threads.length === 0) throw new Error(`no thread holds ${PAGE} records at ${records}`);
-  const pickThread = () => threads[Math.floor(random() * threads.length)]!;
-  const warmIds = sampleDatasetIds(records, WARM_GETS, random);
-  const ids = sampleDatasetIds(records, GETS, random);
-  for (const id of warmIds) await store.get(id);
-  for (let i = 0; i < WARM_PAGES; i++) await store.listByThread(pickThread(), { limit: PAGE });
+/** One store at one size, with what its measurement needs. */
+class SizedStore {
+  readonly gets: number[] = [];
+  readonly pages: number[] = [];
+  private readonly threads: string[];
+  private readonly ids: string[];
 
-  const gets: number[] = [];
-  for (const id of ids) {
-    const start = performance.now();
-    const stored = await store.get(id);
-    gets.push(performance.now() - start);
-    if (!stored) throw new Error(`get(${id}) found nothing`);
+  constructor(
+    readonly store: RecordStore,
+    readonly records: number,
+    private readonly random: () => number,
+  ) {
+    this.threads = datasetThreadsWithAtLeast(PAGE, records).map(threadId);
+    if (this.threads.length === 0) throw new Error(`no thread holds ${PAGE} records at ${records}`);
+    this.ids = sampleDatasetIds(records, GETS, random);
   }
-  const pages: number[] = [];
-  for (let i = 0; i < PAGES; i++) {
-    const thread = pickThread();
-    const start = performance.now();
-    const page = await store.listByThread(thread, { limit: PAGE });
-    pages.push(performance.now() - start);
-    if (page.items.length !== PAGE) throw new Error(`thread page of ${thread} held ${page.items.length} records, expected ${PAGE}`);
+
+  private pickThread(): string {
+    return this.threads[Math.floor(this.random() * this.threads.length)]!;
   }
-  return { records, threadsWithFullPage: threads.length, get: latency(gets), page: latency(pages) };
+
+  async warmUp(): Promise<void> {
+    for (const id of sampleDatasetIds(this.records, WARM_GETS, this.random)) await this.store.get(id);
+    for (let i = 0; i < WARM_PAGES; i++) await this.store.listByThread(this.pickThread(), { limit: PAGE });
+  }
+
+  /** Round `round` of ROUNDS: its share of the gets, then of the pages, one request at a time. */
+  async measureRound(round: number): Promise<void> {
+    const share = (total: number) => [Math.floor((total * round) / ROUNDS), Math.floor((total * (round + 1)) / ROUNDS)] as const;
+    const [firstGet, endGet] = share(GETS);
+    for (const id of this.ids.slice(firstGet, endGet)) {
+      const start = performance.now();
+      const stored = await this.store.get(id);
+      this.gets.push(performance.now() - start);
+      if (!stored) throw new Error(`get(${id}) found nothing`);
+    }
+    const [firstPage, endPage] = share(PAGES);
+    for (let i = firstPage; i < endPage; i++) {
+      const thread = this.pickThread();
+      const start = performance.now();
+      const page = await this.store.listByThread(thread, { limit: PAGE });
+      this.pages.push(performance.now() - start);
+      if (page.items.length !== PAGE) throw new Error(`thread page of ${thread} held ${page.items.length} records, expected ${PAGE}`);
+    }
+  }
+
+  point(): SizePoint {
+    return { records: this.records, threadsWithFullPage: this.threads.length, get: latency(this.gets), page: latency(this.pages) };
+  }
 }
 
 function describe(point: SizePoint): string {
@@ -109,40 +132,67 @@ function describe(point: SizePoint): string {
   return `get-by-id ${l(point.get)} | page of ${PAGE}: ${l(point.page)}`;
 }
 
+/**
+ * Waits (up to a minute) until LevelDB's background compactions stop:
+ * `leveldb.stats` (per-level compaction totals) unchanged for two seconds.
+ * Reopening a freshly loaded store starts compactions that would otherwise
+ * run during, and skew, whichever size happens to be measured then. Reaches
+ * into the store's private `db`; throws if that changes shape.
+ */
+async function settleCompactions(store: RecordStore): Promise<number> {
+  if (!(store instanceof LevelRecordStore)) return 0;
+  const db = (store as unknown as { db?: { getProperty?: (name: string) => string } }).db;
+  if (!db || typeof db.getProperty !== 'function') throw new Error("bench/read-scaling.ts: cannot reach LevelRecordStore's db to watch its compactions");
+  const start = performance.now();
+  let previous = db.getProperty('leveldb.stats');
+  let stableSince = performance.now();
+  while (performance.now() - stableSince < 2000 && performance.now() - start < 60_000) {
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    const stats = db.getProperty('leveldb.stats');
+    if (stats !== previous) {
+      previous = stats;
+      stableSince = performance.now();
+    }
+  }
+  return (performance.now() - start) / 1000;
+}
+
+function openStore(driver: Driver, path: string): RecordStore {
+  // Loading speed does not change what is read; 'normal' skips an fsync per batch.
+  return driver === 'sqlite' ? new SqliteRecordStore({ path: `${path}.sqlite`, durability: 'normal' }) : new LevelRecordStore({ path, durability: 'normal' });
+}
+
 async function driverPhase({ driver }: { driver: Driver }): Promise<DriverValue> {
   const dir = makeTempDir(`read-${driver}`);
-  const sqlitePath = `${dir}/loom.sqlite`;
-  // Loading speed does not change what is read; 'normal' skips an fsync per batch.
-  const store = driver === 'sqlite' ? new SqliteRecordStore({ path: sqlitePath, durability: 'normal' }) : new LevelRecordStore({ path: `${dir}/level`, durability: 'normal' });
-  await store.open();
-  const random = seededRandom(driver === 'sqlite' ? 1 : 2);
-  const small = await loadDataset(store, 0, SMALL);
-  // Both sizes are measured on a freshly reopened store (WAL checkpointed, caches cold, then warmed up).
-  await store.close();
-  await store.open();
-  const atSmall = await measure(store, SMALL, random);
-  log(`    [${driver}] ${fmt(SMALL)} records (appendMany at ${fmt(small.rate)} rec/s): ${describe(atSmall)}`);
-  let large: { seconds: number; rate: number };
-  let how: string;
-  if (driver === 'sqlite') {
-    // appendMany manages only ~5-9k rec/s on this schema, so the other 990k rows go in through a
-    // bare loading connection in a child process (same rows, order, schema and indexes; see bulkLoadSqlite).
-    await store.close();
-    large = await bulkLoadSqliteInChild(import.meta.url, { path: sqlitePath, from: SMALL, to: LARGE });
-    await store.open();
-    how = 'bulk-loaded';
-  } else {
-    large = await loadDataset(store, SMALL, LARGE, (done) => log(`    [${driver}] loaded ${fmt(done)} / ${fmt(LARGE)}`));
-    how = 'appendMany';
+  const smallStore = openStore(driver, `${dir}/small`);
+  const largeStore = openStore(driver, `${dir}/large`);
+  await smallStore.open();
+  await largeStore.open();
+  const small = await loadDataset(smallStore, 0, SMALL);
+  const large = await loadDataset(largeStore, 0, LARGE, (done) => log(`    [${driver}] loaded ${fmt(done)} / ${fmt(LARGE)}`));
+  // Both measured freshly reopened (WAL checkpointed, caches cold; LevelDB once its compactions settle).
+  for (const store of [smallStore, largeStore]) {
     await store.close();
     await store.open();
+    const settled = await settleCompactions(store);
+    if (settled > 2.5) log(`    [${driver}] waited ${fmt(settled, 1)} s for compactions to settle`);
   }
-  if ((await store.watermark()) !== LARGE) throw new Error(`watermark ${await store.watermark()} after loading ${LARGE}`);
-  const atLarge = await measure(store, LARGE, random);
-  log(`    [${driver}] ${fmt(LARGE)} records (${how} at ${fmt(large.rate)} rec/s in ${fmt(large.seconds, 1)} s): ${describe(atLarge)}`);
-  await store.close();
+  if ((await largeStore.watermark()) !== LARGE) throw new Error(`watermark ${await largeStore.watermark()} after loading ${LARGE}`);
+  const random = seededRandom(driver === 'sqlite' ? 1 : 2);
+  const sizes = [new SizedStore(smallStore, SMALL, random), new SizedStore(largeStore, LARGE, random)];
+  for (const size of sizes) await size.warmUp();
+  // Interleaved rounds, alternating which size goes first, so drift in the machine's speed
+  // (other tenants, page reclaim) lands on both sizes alike instead of on whichever ran later.
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const size of round % 2 === 0 ? sizes : [...sizes].reverse()) await size.measureRound(round);
+  }
+  const [atSmall, atLarge] = sizes.map((size) => size.point()) as [SizePoint, SizePoint];
+  log(`    [${driver}] ${fmt(SMALL)} records (appendMany at ${fmt(small.rate)} rec/s): ${describe(atSmall)}`);
+  log(`    [${driver}] ${fmt(LARGE)} records (appendMany at ${fmt(large.rate)} rec/s in ${fmt(large.seconds, 1)} s): ${describe(atLarge)}`);
+  await smallStore.close();
+  await largeStore.close();
   removeTempDir(dir);
-  return { driver, small: atSmall, large: atLarge, loadRateSmall: small.rate, loadRateLarge: large.rate, loadSeconds: round(small.seconds + large.seconds, 1), largeLoadedBy: how };
+  return { driver, small: atSmall, large: atLarge, loadRateSmall: small.rate, loadRateLarge: large.rate, loadSeconds: round(small.seconds + large.seconds, 1) };
 }
 
 async function run() {
@@ -173,13 +223,13 @@ async function run() {
     figures,
     checks,
     childPeakRssMb: childPeak,
-    notes: ['Both sizes are measured in the same store (10k first, then loaded on to 1M), each time closed and reopened after loading and warmed up; the files sit in the OS page cache, as on a warm server.'],
+    notes: ['Each size is its own store, loaded through appendMany, closed and reopened (LevelDB: then left until its compactions settle) and warmed up; the two are then measured in 10 interleaved rounds. The files sit in the OS page cache, as on a warm server.'],
   };
 }
 
 main(import.meta.url, {
   name: 'read-scaling',
   title: 'get-by-id and 100-record thread page latency at 10k vs 1M records',
-  phases: { driver: driverPhase, 'bulk-sqlite': bulkLoadSqlite },
+  phases: { driver: driverPhase },
   run,
 });
