@@ -175,7 +175,7 @@ async function driverPhase({ driver }: { driver: Driver }): Promise<DriverValue>
     await store.close();
     await store.open();
     const settled = await settleCompactions(store);
-    if (settled > 2.5) log(`    [${driver}] waited ${fmt(settled, 1)} s for compactions to settle`);
+    if (settled > 3) log(`    [${driver}] waited ${fmt(settled, 1)} s for compactions to settle`);
   }
   if ((await largeStore.watermark()) !== LARGE) throw new Error(`watermark ${await largeStore.watermark()} after loading ${LARGE}`);
   const random = seededRandom(driver === 'sqlite' ? 1 : 2);
