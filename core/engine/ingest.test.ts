@@ -30,6 +30,20 @@ describe('ingest pipeline', () => {
     expect((await t.engine.store.get(stored.record.id))?.record).to.deep.equal(stored.record);
   });
 
+  it("stores a frozen canonical copy of the body and leaves the client's objects unfrozen", async () => {
+    const body = { z: { y: 1, x: [2, { b: true, a: null }] }, a: 'first' };
+    const input = { ...rec({ clock: 0 }), body, parents: [] as string[] };
+    const { stored } = await t.engine.ingestor.ingest(input);
+    expect(stored.record.body).to.deep.equal(body);
+    expect(Object.keys(stored.record.body)).to.deep.equal(['a', 'z']);
+    expect(Object.keys(stored.record.body['z'] as object)).to.deep.equal(['x', 'y']);
+    expect(Object.isFrozen(stored.record) && Object.isFrozen(stored.record.body) && Object.isFrozen(stored.record.parents)).to.equal(true);
+    expect(Object.isFrozen((stored.record.body['z'] as { x: unknown[] }).x[1])).to.equal(true);
+    expect(Object.isFrozen(body) || Object.isFrozen(body.z) || Object.isFrozen(body.z.x) || Object.isFrozen(input.parents)).to.equal(false);
+    body.a = 'changed afterwards';
+    expect(stored.record.body['a']).to.equal('first');
+  });
+
   it('answers an identical resend with the stored record, flagged not new', async () => {
     const first = await t.engine.ingestor.ingest(rec({ clock: 0 }));
     const again = await t.engine.ingestor.ingest(rec({ clock: 0 }));

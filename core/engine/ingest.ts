@@ -7,7 +7,7 @@
  */
 import { LoomError } from '../errors/loom-error.js';
 import { CanonicalJsonError } from '../records/canonical-json.js';
-import { computeRecordId } from '../records/record-id.js';
+import { canonicalRecordContent, type CanonicalRecordContent } from '../records/record-id.js';
 import { makeRecord, type LoomRecord } from '../records/record.js';
 import type { Sha256Hex } from '../records/sha256.js';
 import { validateRecordInput } from '../records/validate-record.js';
@@ -51,17 +51,19 @@ export class Ingestor {
   prepare(input: unknown): PreparedRecord {
     const validation = validateRecordInput(input);
     if (!validation.ok) throw new LoomError('INVALID_SHAPE', validation.message);
-    let id: string;
+    let content: CanonicalRecordContent;
     try {
-      id = computeRecordId(validation.fields, this.deps.sha256Hex);
+      content = canonicalRecordContent(validation.fields);
     } catch (error) {
       if (error instanceof CanonicalJsonError) throw new LoomError('INVALID_SHAPE', `body: ${error.message}`);
       throw error;
     }
+    const id = this.deps.sha256Hex(content.text);
     if (validation.claimedId !== undefined && validation.claimedId !== id) {
       throw new LoomError('INVALID_SHAPE', `id: does not match the record's content (computed ${id}); omit id, the server computes it`);
     }
-    const record = makeRecord(id, validation.fields);
+    // The stored record keeps the checked canonical copies: the client's objects are neither frozen nor shared.
+    const record = makeRecord(id, { ...validation.fields, body: content.body, parents: content.parents });
     const declared = record.body['namespace'];
     if (declared !== undefined && typeof declared !== 'string') {
       throw new LoomError('INVALID_SHAPE', 'body.namespace: must be a string of /-separated segments when present');

@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { CANONICAL_JSON_MAX_DEPTH, CanonicalJsonError, canonicalJson } from './canonical-json.js';
+import { CANONICAL_JSON_MAX_DEPTH, CanonicalJsonError, canonicalForm, canonicalJson } from './canonical-json.js';
 import { vectorsPath } from './fixtures/vectors-path.js';
 
 const JCS = vectorsPath('01-jcs-rfc8785');
@@ -45,6 +45,26 @@ function expectRefused(value: unknown): CanonicalJsonError {
   }
   expect(caught, 'canonicalJson should have thrown').to.be.instanceOf(CanonicalJsonError);
   return caught as CanonicalJsonError;
+}
+
+/**
+ * An independent, member-by-member RFC 8785 writer for already valid JSON
+ * values: the reference the native-stringify implementation is checked against.
+ */
+function referenceJcs(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(referenceJcs).join(',')}]`;
+  if (typeof value === 'object' && value !== null) {
+    const members = Object.keys(value)
+      .sort()
+      .map((key) => `${JSON.stringify(key)}:${referenceJcs((value as Record<string, unknown>)[key])}`);
+    return `{${members.join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+function isDeepFrozen(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return true;
+  return Object.isFrozen(value) && Object.values(value).every(isDeepFrozen);
 }
 
 function caseNames(dir: string): string[] {
@@ -210,6 +230,64 @@ describe('canonicalJson', () => {
 
     it('writes an own "__proto__" key (as JSON.parse creates it) like any other key', () => {
       expect(canonicalJson(JSON.parse('{"__proto__":{"x":1},"a":0}'))).to.equal('{"__proto__":{"x":1},"a":0}');
+    });
+
+    it('sorts array-index keys as strings too, although JS enumerates them first and numerically', () => {
+      const value = { b: 1, '10': 2, '9': 3, '-1': 4, '01': 5, '4294967295': 6, '4294967294': 7 };
+      expect(canonicalJson(value)).to.equal('{"-1":4,"01":5,"10":2,"4294967294":7,"4294967295":6,"9":3,"b":1}');
+      expect(canonicalJson({ nested: [{ '2': 'x', '10': 'y' }] })).to.equal('{"nested":[{"10":"y","2":"x"}]}');
+    });
+
+    it('matches an independent member-by-member writer on arbitrary JSON, index-like keys included', () => {
+      const key = fc.oneof(fc.string({ unit: 'binary' }), fc.nat().map(String), fc.constantFrom('__proto__', '0', '00', '4294967295'));
+      const json = fc.letrec((tie) => ({
+        value: fc.oneof(
+          { depthSize: 'small' },
+          fc.oneof(fc.string({ unit: 'binary' }), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.boolean(), fc.constant(null)),
+          fc.array(tie('value')),
+          fc.dictionary(key, tie('value')),
+        ),
+      })).value;
+      fc.assert(
+        fc.property(json, (value) => {
+          // JSON.parse gives the value the shape a client's body has ("__proto__" as an own key).
+          const parsed: unknown = JSON.parse(JSON.stringify(value));
+          expect(canonicalJson(parsed)).to.equal(referenceJcs(parsed));
+        }),
+        { numRuns: 500 },
+      );
+    });
+  });
+
+  describe('canonicalForm', () => {
+    it('returns the canonical text and a deep-frozen copy in canonical member order, leaving the input alone', () => {
+      const input = { z: [{ b: 1, a: -0 }], a: 'x', '10': true, '9': null };
+      const form = canonicalForm(input);
+      expect(form.text).to.equal(canonicalJson(input));
+      expect(form.text).to.equal('{"10":true,"9":null,"a":"x","z":[{"a":0,"b":1}]}');
+      expect(form.value).to.deep.equal({ '9': null, '10': true, a: 'x', z: [{ a: 0, b: 1 }] });
+      const copy = form.value as { z: Array<Record<string, number>> };
+      expect(Object.keys(copy.z[0]!)).to.deep.equal(['a', 'b']);
+      expect(Object.is(copy.z[0]!['a'], 0), '-0 is stored as the 0 it is written as').to.equal(true);
+      expect(isDeepFrozen(form.value)).to.equal(true);
+      expect(Object.isFrozen(input) || Object.isFrozen(input.z) || Object.isFrozen(input.z[0])).to.equal(false);
+      expect(form.value).not.to.equal(input);
+      expect(copy.z).not.to.equal(input.z);
+    });
+
+    it('keeps an own "__proto__" member as a member of the copy, not as its prototype', () => {
+      const form = canonicalForm(JSON.parse('{"__proto__":{"polluted":true},"a":1}'));
+      const copy = form.value as Record<string, unknown>;
+      expect(Object.getPrototypeOf(copy)).to.equal(Object.prototype);
+      expect(Object.keys(copy)).to.deep.equal(['__proto__', 'a']);
+      expect(({} as Record<string, unknown>)['polluted']).to.equal(undefined);
+      expect(form.text).to.equal('{"__proto__":{"polluted":true},"a":1}');
+    });
+
+    it('refuses what canonicalJson refuses, with the same path', () => {
+      expect(() => canonicalForm({ a: [0, { b: Number.NaN }] }))
+        .to.throw(CanonicalJsonError)
+        .with.property('path', '$.a[1].b');
     });
   });
 

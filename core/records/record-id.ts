@@ -2,7 +2,8 @@
  * id = SHA-256(canonical_json({act, actor, body, clock, data_type, parents, thread})),
  * 64 lowercase hex, no prefix (spec §2.1).
  */
-import { canonicalJson } from './canonical-json.js';
+import { canonicalForm, canonicalJson } from './canonical-json.js';
+import type { JsonObject } from './json.js';
 import type { RecordFields } from './record.js';
 import { nobleSha256Hex, type Sha256Hex } from './sha256.js';
 
@@ -23,6 +24,32 @@ export function hashedCanonicalJson(record: Omit<RecordFields, 'judged_by'>): st
     parents: record.parents,
     thread: record.thread,
   });
+}
+
+/** The hashed fields' canonical text, with the body and parents as frozen canonical copies. */
+export interface CanonicalRecordContent {
+  readonly text: string;
+  readonly body: JsonObject;
+  readonly parents: string[];
+}
+
+/**
+ * `hashedCanonicalJson` plus the frozen, canonically ordered copies of the
+ * body and parents it checked on the way (one walk instead of a second one
+ * to freeze them). Throws CanonicalJsonError as `canonicalJson` does.
+ */
+export function canonicalRecordContent(record: Omit<RecordFields, 'judged_by'>): CanonicalRecordContent {
+  const { value, text } = canonicalForm({
+    act: record.act,
+    actor: record.actor,
+    body: record.body,
+    clock: record.clock,
+    data_type: record.data_type,
+    parents: record.parents,
+    thread: record.thread,
+  });
+  const hashed = value as unknown as Pick<RecordFields, 'body' | 'parents'>;
+  return { text, body: hashed.body, parents: hashed.parents };
 }
 
 export function computeRecordId(record: Omit<RecordFields, 'judged_by'>, sha256Hex: Sha256Hex = nobleSha256Hex): string {
