@@ -8,15 +8,21 @@ import type { AcceptedRecord } from '../contract/journal/accepted-record.js';
 import { clockSlotKey, type StoredRecord } from '../contract/stored-record.js';
 import type { LoomRecord } from '../../core/records/record.js';
 import { textKey } from './index-keys.js';
-import { INSERT_COLUMN_COUNT, INSERT_COLUMNS, RECORD_COLUMNS, insertValues, rowToStored, type RecordRow } from './record-row.js';
+import { INSERT_COLUMN_COUNT, INSERT_COLUMNS, RECORD_COLUMNS, jsonRowValues, rowToStored, type RecordRow } from './record-row.js';
 import type { BindValue, SqliteDatabase, SqliteSession } from './sqlite-database.js';
 
 /** Rows per statement: 500 × 3 lookup binds stays far below SQLite's 32766. */
 export const ROWS_PER_STATEMENT = 500;
 
-/** Inserts the rows of a JSON array of `insertValues` arrays (`value->>i` is element i, as SQL). */
+/** Columns whose row value is a JSON array or object (parents, body): stored as its JSON text. */
+const JSON_VALUED_COLUMNS = new Set([INSERT_COLUMN_COUNT - 2, INSERT_COLUMN_COUNT - 1]);
+
+/**
+ * Inserts the rows of a JSON array of `jsonRowValues` arrays: `value->>i` is
+ * element i as an SQL value, `value->i` the JSON text of a nested array or object.
+ */
 const INSERT_JSON_ROWS = `INSERT OR FAIL INTO records (${INSERT_COLUMNS})
-  SELECT ${Array.from({ length: INSERT_COLUMN_COUNT }, (_, i) => `value->>${i}`).join(', ')} FROM json_each(?)`;
+  SELECT ${Array.from({ length: INSERT_COLUMN_COUNT }, (_, i) => (JSON_VALUED_COLUMNS.has(i) ? `value->${i}` : `value->>${i}`)).join(', ')} FROM json_each(?)`;
 
 function chunks<T>(items: readonly T[], size: number): T[][] {
   const out: T[][] = [];
@@ -63,13 +69,7 @@ export async function insertAccepted(session: SqliteSession, records: readonly A
   // event-loop work short (~2 ms), so acknowledgements are not held up behind
   // the applier's batch.
   for (const chunk of chunks(records, ROWS_PER_STATEMENT)) {
-    const rows: BindValue[][] = [];
-    for (const accepted of chunk) {
-      const row: BindValue[] = [];
-      insertValues(accepted, row);
-      rows.push(row);
-    }
-    await session.run(INSERT_JSON_ROWS, [JSON.stringify(rows)]);
+    await session.run(INSERT_JSON_ROWS, [JSON.stringify(chunk.map(jsonRowValues))]);
   }
   const summaries = new Map<string, { count: number; first: number; last: number }>();
   for (const { stored } of records) {

@@ -59,6 +59,34 @@ export function rowToStored(row: RecordRow): StoredRecord {
   return { sequence: row.seq, createdAt: row.created_at, record };
 }
 
+/**
+ * One inserted row as a JSON array for `json_each` (append-batch.ts): the
+ * values of `insertValues`, except that parents and body stay JSON values
+ * (the statement takes their text with `->`), so the body is serialised once,
+ * inside the batch's single JSON.stringify, instead of into a string that
+ * is then escaped again.
+ */
+export function jsonRowValues({ stored, namespace }: AcceptedRecord): unknown[] {
+  const r = stored.record;
+  return [
+    stored.sequence,
+    r.id,
+    idKey(r.id),
+    r.thread,
+    textKey(r.thread),
+    r.actor,
+    textKey(r.actor),
+    r.act,
+    r.clock,
+    r.data_type,
+    r.judged_by,
+    namespace,
+    stored.createdAt,
+    r.parents,
+    r.body,
+  ];
+}
+
 /** Appends the bind values of one inserted row to `into`. */
 export function insertValues({ stored, namespace }: AcceptedRecord, into: BindValue[]): void {
   const r = stored.record;

@@ -65,6 +65,25 @@ describe('SqliteRecordStore', () => {
     expect(await store.get('0'.repeat(64))).to.equal(undefined);
   });
 
+  it('stores parents and body as exactly the text JSON.stringify gives, for hostile values too', async () => {
+    const path = join(await temp.dir(), 'loom.db');
+    const store = await temp.track(new SqliteRecordStore({ path }));
+    const bodies: JsonObject[] = [
+      { a: 1e21, b: 1.5e-7, c: -1.7976931348623157e308, d: 5e-324, e: 0.1, f: 9007199254740993 },
+      { s: 'é\u2028\u2029"\\\n\t\u0001\u007f😂', k: JSON.parse('{"__proto__":{"x":[]},"":{}}') as JsonObject },
+      { arr: [[], [{}], null, true, false, 'x'] },
+      {},
+    ];
+    const prepared = bodies.map((body, i) => prepare({ clock: i, body, parents: i % 2 ? ['0'.repeat(64), 'f'.repeat(64)] : [] }));
+    await store.appendMany(prepared);
+    await store.close();
+    const db = await SqliteDatabase.open(path);
+    const rows = await db.all<{ parents: string; body: string }>('SELECT parents, body FROM records ORDER BY seq');
+    await db.close();
+    expect(rows.map((row) => row.body)).to.deep.equal(prepared.map((p) => JSON.stringify(p.record.body)));
+    expect(rows.map((row) => row.parents)).to.deep.equal(prepared.map((p) => JSON.stringify(p.record.parents)));
+  });
+
   it('answers an idempotent resend with exists, and a taken slot with duplicate_clock', async () => {
     const store = await temp.open();
     const first = prepare({ clock: 1, body: { v: 1 } });
