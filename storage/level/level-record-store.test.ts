@@ -11,7 +11,9 @@ import { parseRecordQuery } from '../contract/query/parse-query.js';
 import { compareForSort, matchesFilter } from '../contract/query/evaluate-filter.js';
 import { namespaceOf, type PreparedRecord, type StoredRecord } from '../contract/stored-record.js';
 import { runStoreCompliance, temporaryStoreFactory } from '../compliance/index.js';
+import { Level } from 'level';
 import { LevelRecordStore } from './index.js';
+import { encodeNumber, partSequenceKey, slotKey, SUBLEVELS } from './keys.js';
 import { openStore as openStoreAt } from './open-level-store.js';
 
 const ALICE = 'did:sync:user:alice';
@@ -106,6 +108,32 @@ describe('LevelRecordStore', () => {
     expect(Object.isFrozen(stored!.record)).to.equal(true);
     expect(await store.get('0'.repeat(64))).to.equal(undefined);
     expect(await store.watermark()).to.equal(1);
+  });
+
+  it('writes exactly the key layout of keys.ts, each entry under its sublevel', async () => {
+    const path = await tempDir();
+    const other = await openStore(path);
+    const p = prepare({ clock: 7, thread: TH_B, actor: BOB });
+    await other.append(p);
+    await other.close();
+    const db = new Level<string, string>(path);
+    const entries = await db.iterator().all();
+    await db.close();
+    const seq = encodeNumber(1);
+    expect(entries.map(([key]) => key).sort()).to.deep.equal(
+      [
+        `!${SUBLEVELS.records}!${seq}`,
+        `!${SUBLEVELS.ids}!${p.record.id}`,
+        `!${SUBLEVELS.threads}!${partSequenceKey(TH_B, 1)}`,
+        `!${SUBLEVELS.actors}!${partSequenceKey(BOB, 1)}`,
+        `!${SUBLEVELS.slots}!${slotKey(p.record)}`,
+        `!${SUBLEVELS.meta}!${TH_B}`,
+      ].sort(),
+    );
+    const value = (key: string) => entries.find(([k]) => k === key)![1];
+    expect(value(`!${SUBLEVELS.ids}!${p.record.id}`)).to.equal('1');
+    expect(value(`!${SUBLEVELS.slots}!${slotKey(p.record)}`)).to.equal('1');
+    expect(JSON.parse(value(`!${SUBLEVELS.meta}!${TH_B}`))).to.deep.equal({ recordCount: 1, firstSequence: 1, lastSequence: 1 });
   });
 
   it('answers an idempotent resend with exists and the original record', async () => {

@@ -135,17 +135,29 @@ export class LevelRecordStore extends BaseRecordStore {
     // One atomic batch: rows, index entries and summaries land together or not at all. It is
     // filled a slice at a time, yielding in between: preparing thousands of puts at once would
     // hold the event loop (and the acknowledgements waiting on it) for a hundred milliseconds.
+    // Keys carry their sublevel's prefix and go to the root batch without options: the same
+    // bytes as a put through `{sublevel}`, without abstract-level's per-put delegation (option
+    // spreading, prefixing through the sublevel chain), which cost about 3x the CPU in `perf`.
+    const prefix = {
+      records: sub.records.prefix,
+      ids: sub.ids.prefix,
+      threads: sub.threads.prefix,
+      actors: sub.actors.prefix,
+      slots: sub.slots.prefix,
+      meta: sub.meta.prefix,
+    };
     const batch = db.batch();
     try {
       for (let i = 0; i < records.length; i++) {
         if (i > 0 && i % PUT_SLICE_RECORDS === 0) await new Promise((resolve) => setImmediate(resolve));
         const { stored, namespace } = records[i]!;
         const { record, sequence } = stored;
-        batch.put(sequenceKey(sequence), encodeRecordRow({ record, namespace, createdAt: stored.createdAt }), { sublevel: sub.records });
-        batch.put(record.id, String(sequence), { sublevel: sub.ids });
-        batch.put(partSequenceKey(record.thread, sequence), '', { sublevel: sub.threads });
-        batch.put(partSequenceKey(record.actor, sequence), '', { sublevel: sub.actors });
-        batch.put(slotKey(record), String(sequence), { sublevel: sub.slots });
+        const seq = String(sequence);
+        batch.put(prefix.records + sequenceKey(sequence), encodeRecordRow({ record, namespace, createdAt: stored.createdAt }));
+        batch.put(prefix.ids + record.id, seq);
+        batch.put(prefix.threads + partSequenceKey(record.thread, sequence), '');
+        batch.put(prefix.actors + partSequenceKey(record.actor, sequence), '');
+        batch.put(prefix.slots + slotKey(record), seq);
       }
       threads.forEach((thread, i) => {
         const added = touched.get(thread)!;
@@ -153,7 +165,7 @@ export class LevelRecordStore extends BaseRecordStore {
         const merged: ThreadMeta = prior
           ? { recordCount: prior.recordCount + added.recordCount, firstSequence: prior.firstSequence, lastSequence: added.lastSequence }
           : added;
-        batch.put(thread, encodeThreadMeta(merged), { sublevel: sub.meta });
+        batch.put(prefix.meta + thread, encodeThreadMeta(merged));
       });
     } catch (error) {
       await batch.close();
