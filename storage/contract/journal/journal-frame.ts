@@ -28,12 +28,14 @@ export function encodeFrame(records: readonly AcceptedRecord[]): Buffer {
     const r = stored.record;
     return [stored.sequence, stored.createdAt, namespace, r.id, r.parents, r.thread, r.actor, r.act, r.body, r.clock, r.data_type, r.judged_by];
   });
-  const payload = Buffer.from(JSON.stringify(tuples), 'utf8');
-  const frame = Buffer.allocUnsafe(FRAME_HEADER_BYTES + payload.length);
+  // The JSON is encoded straight into the frame, after the header: no intermediate payload buffer.
+  const json = JSON.stringify(tuples);
+  const length = Buffer.byteLength(json, 'utf8');
+  const frame = Buffer.allocUnsafe(FRAME_HEADER_BYTES + length);
+  frame.write(json, FRAME_HEADER_BYTES, 'utf8');
   frame.writeUInt32BE(FRAME_MAGIC, 0);
-  frame.writeUInt32BE(payload.length, 4);
-  frame.writeUInt32BE(crc32(payload), 8);
-  payload.copy(frame, FRAME_HEADER_BYTES);
+  frame.writeUInt32BE(length, 4);
+  frame.writeUInt32BE(crc32(frame.subarray(FRAME_HEADER_BYTES)), 8);
   return frame;
 }
 
