@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
+import type { LoomError } from '../../core/errors/loom-error.js';
 import type { JsonObject } from '../../core/records/json.js';
 import { parseRecordQuery } from '../contract/query/parse-query.js';
 import { runStoreCompliance, temporaryStoreFactory } from '../compliance/index.js';
@@ -169,6 +170,24 @@ describe('SqliteRecordStore', () => {
     const db = await SqliteDatabase.open(path);
     expect(await db.get('SELECT COUNT(*) AS n FROM records')).to.deep.equal({ n: 50 });
     await db.close();
+  });
+
+  it('refuses a second store on the same database while the first is open, which keeps working', async () => {
+    const path = join(await temp.dir(), 'loom.db');
+    const first = await temp.track(new SqliteRecordStore({ path }));
+    await first.append(prepare({ clock: 1 }));
+    const second = new SqliteRecordStore({ path });
+    const error = await second.open().then(
+      () => null,
+      (e: unknown) => e as LoomError,
+    );
+    expect(error?.code).to.equal('SERVICE_UNAVAILABLE');
+    expect(error?.message).to.contain('one Loom process per data directory');
+    expect(second.status).to.equal('closed');
+    expect((await first.append(prepare({ clock: 2 }))).status).to.equal('inserted');
+    await first.close();
+    await temp.track(second);
+    expect(await second.watermark()).to.equal(2);
   });
 
   it('replays on open what the ingest journal acknowledged but the database never received', async () => {
