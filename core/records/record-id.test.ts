@@ -7,7 +7,7 @@ import { CanonicalJsonError } from './canonical-json.js';
 import { recordFieldsArbitrary } from './fixtures/record-arbitrary.js';
 import { FIXTURES_DIR } from './fixtures/vectors-path.js';
 import type { JsonObject } from './json.js';
-import { computeRecordId, hashedCanonicalJson, isRecordId, RECORD_ID_PATTERN } from './record-id.js';
+import { canonicalRecordContent, computeRecordId, hashedCanonicalJson, isRecordId, RECORD_ID_PATTERN } from './record-id.js';
 import { HASHED_FIELDS, type RecordFields } from './record.js';
 import { nobleSha256Hex } from './sha256.js';
 import { validateRecordInput } from './validate-record.js';
@@ -78,6 +78,48 @@ describe('record id', () => {
       }),
       { numRuns: 400 },
     );
+  });
+
+  describe('canonicalRecordContent', () => {
+    it('gives exactly hashedCanonicalJson and frozen canonical copies of body and parents, on generated records', () => {
+      // Index-like keys too: JS enumerates those first, the canonical text sorts them as strings.
+      const indexKeyed = fc.dictionary(fc.oneof(fc.nat(2000).map(String), fc.string({ maxLength: 3 })), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 6 });
+      fc.assert(
+        fc.property(recordFieldsArbitrary, indexKeyed, (generated, extra) => {
+          const record = { ...generated, body: { ...generated.body, extra } as JsonObject };
+          const content = canonicalRecordContent(record);
+          expect(content.text).to.equal(hashedCanonicalJson(record));
+          expect(content.body).to.deep.equal(JSON.parse(JSON.stringify(record.body)));
+          expect(content.parents).to.deep.equal(record.parents);
+          expect(Object.isFrozen(content.body) && Object.isFrozen(content.parents)).to.equal(true);
+        }),
+        { numRuns: 300 },
+      );
+    });
+
+    it('reports refusals with the same paths and messages as hashedCanonicalJson', () => {
+      for (const bad of [
+        { ...BASE, body: { a: [1, { b: Number.POSITIVE_INFINITY }] } },
+        { ...BASE, actor: 'did:sync:user:\ud800' },
+        { ...BASE, parents: ['x', undefined as unknown as string] },
+      ]) {
+        let expected: unknown;
+        let actual: unknown;
+        try {
+          hashedCanonicalJson(bad);
+        } catch (error) {
+          expected = error;
+        }
+        try {
+          canonicalRecordContent(bad);
+        } catch (error) {
+          actual = error;
+        }
+        expect(actual).to.be.instanceOf(CanonicalJsonError);
+        expect((actual as CanonicalJsonError).path).to.equal((expected as CanonicalJsonError).path);
+        expect((actual as CanonicalJsonError).message).to.equal((expected as CanonicalJsonError).message);
+      }
+    });
   });
 
   it('the id is a pure function of the seven hashed fields: judged_by and an echoed id are ignored', () => {
