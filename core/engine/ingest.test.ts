@@ -4,16 +4,7 @@ import { TH_ENGINE_CONFIG, TH_NAMESPACE_REGISTRY } from '../records/reserved-thr
 import { computeRecordId } from '../records/record-id.js';
 import { nobleSha256Hex } from '../records/sha256.js';
 import { rec, startTestEngine, TH_A, TH_B, type TestEngine } from './test-engine.js';
-
-async function refusal(promise: Promise<unknown>): Promise<LoomError> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).to.be.instanceOf(LoomError);
-    return error as LoomError;
-  }
-  throw new Error('expected a refusal');
-}
+import { refusalOf as refusal } from '../errors/refusal-of.js';
 
 describe('ingest pipeline', () => {
   let t: TestEngine;

@@ -13,9 +13,9 @@ export function isRecordId(value: unknown): value is string {
   return typeof value === 'string' && RECORD_ID_PATTERN.test(value);
 }
 
-/** The canonical bytes (as a string) that the id hashes: also the federation wire form of the hashed part. */
-export function hashedCanonicalJson(record: Omit<RecordFields, 'judged_by'>): string {
-  return canonicalJson({
+/** The seven hashed fields alone (no judged_by, no id), in canonical order. */
+function hashedFields(record: Omit<RecordFields, 'judged_by'>): Omit<RecordFields, 'judged_by'> {
+  return {
     act: record.act,
     actor: record.actor,
     body: record.body,
@@ -23,7 +23,12 @@ export function hashedCanonicalJson(record: Omit<RecordFields, 'judged_by'>): st
     data_type: record.data_type,
     parents: record.parents,
     thread: record.thread,
-  });
+  };
+}
+
+/** The canonical bytes (as a string) that the id hashes: also the federation wire form of the hashed part. */
+export function hashedCanonicalJson(record: Omit<RecordFields, 'judged_by'>): string {
+  return canonicalJson(hashedFields(record));
 }
 
 /** The hashed fields' canonical text, with the body and parents as frozen canonical copies. */
@@ -39,15 +44,7 @@ export interface CanonicalRecordContent {
  * to freeze them). Throws CanonicalJsonError as `canonicalJson` does.
  */
 export function canonicalRecordContent(record: Omit<RecordFields, 'judged_by'>): CanonicalRecordContent {
-  const { value, text } = canonicalForm({
-    act: record.act,
-    actor: record.actor,
-    body: record.body,
-    clock: record.clock,
-    data_type: record.data_type,
-    parents: record.parents,
-    thread: record.thread,
-  });
+  const { value, text } = canonicalForm(hashedFields(record));
   const hashed = value as unknown as Pick<RecordFields, 'body' | 'parents'>;
   return { text, body: hashed.body, parents: hashed.parents };
 }

@@ -60,7 +60,7 @@ export function rowToStored(row: RecordRow): StoredRecord {
 }
 
 /**
- * One inserted row as a JSON array for `json_each` (append-batch.ts): the
+ * One inserted row as a JSON array for `jsonb_each` (append-batch.ts): the
  * values of `insertValues`, except that parents and body stay JSON values
  * (the statement takes their text with `->`), so the body is serialised once,
  * inside the batch's single JSON.stringify, instead of into a string that
@@ -87,24 +87,10 @@ export function jsonRowValues({ stored, namespace }: AcceptedRecord): unknown[] 
   ];
 }
 
-/** Appends the bind values of one inserted row to `into`. */
-export function insertValues({ stored, namespace }: AcceptedRecord, into: BindValue[]): void {
-  const r = stored.record;
-  into.push(
-    stored.sequence,
-    r.id,
-    idKey(r.id),
-    r.thread,
-    textKey(r.thread),
-    r.actor,
-    textKey(r.actor),
-    r.act,
-    r.clock,
-    r.data_type,
-    r.judged_by,
-    namespace,
-    stored.createdAt,
-    JSON.stringify(r.parents),
-    JSON.stringify(r.body),
-  );
+/** Appends the bind values of one inserted row to `into`: `jsonRowValues` with parents and body as JSON text. */
+export function insertValues(accepted: AcceptedRecord, into: BindValue[]): void {
+  const row = jsonRowValues(accepted);
+  const body = row.pop();
+  const parents = row.pop();
+  into.push(...(row as BindValue[]), JSON.stringify(parents), JSON.stringify(body));
 }

@@ -4,18 +4,8 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { LoomError } from '../../../core/errors/loom-error.js';
 import { DirectoryLock, LOCK_FILE_NAME } from './directory-lock.js';
-
-async function refusal(promise: Promise<unknown>): Promise<LoomError> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).to.be.instanceOf(LoomError);
-    return error as LoomError;
-  }
-  throw new Error('expected the lock to be refused');
-}
+import { refusalOf as refusal } from '../../../core/errors/refusal-of.js';
 
 /** A child process that just waits, so its pid is alive and not ours. */
 function sleeper(): Promise<ChildProcess> {
