@@ -12,6 +12,7 @@ import { compareForSort, matchesFilter } from '../contract/query/evaluate-filter
 import { namespaceOf, type PreparedRecord, type StoredRecord } from '../contract/stored-record.js';
 import { runStoreCompliance, temporaryStoreFactory } from '../compliance/index.js';
 import { Level } from 'level';
+import { refusalOf } from '../../core/errors/refusal-of.js';
 import { LevelRecordStore } from './index.js';
 import { encodeNumber, partSequenceKey, slotKey, SUBLEVELS } from './keys.js';
 import { openStore as openStoreAt } from './open-level-store.js';
@@ -108,6 +109,21 @@ describe('LevelRecordStore', () => {
     expect(Object.isFrozen(stored!.record)).to.equal(true);
     expect(await store.get('0'.repeat(64))).to.equal(undefined);
     expect(await store.watermark()).to.equal(1);
+  });
+
+  it('refuses a second store on the same directory while the first is open, which keeps working', async () => {
+    const path = await tempDir();
+    const first = await openStore(path);
+    await first.append(prepare({ clock: 1 }));
+    const second = new LevelRecordStore({ path });
+    const error = await refusalOf(second.open());
+    expect(error.code).to.equal('SERVICE_UNAVAILABLE');
+    expect(error.message).to.contain('one Loom process per data directory');
+    expect((await first.append(prepare({ clock: 2 }))).status).to.equal('inserted');
+    await first.close();
+    await second.open();
+    expect(await second.watermark()).to.equal(2);
+    await second.close();
   });
 
   it('writes exactly the key layout of keys.ts, each entry under its sublevel', async () => {

@@ -17,6 +17,7 @@ import type { LoomRecord } from '../../core/records/record.js';
 import { encodeCursor, pairPrefix, pairPrefixOfSlotKey, partRange, partSequenceKey, sequenceKey, sequenceOfKey, sequenceOfPartKey, slotKey, SUBLEVELS } from './keys.js';
 import { chooseScan, describePlan, type ScanChoice } from './query-plan.js';
 import { decodeRecordRow, decodeThreadMeta, encodeRecordRow, encodeThreadMeta, type ThreadMeta } from './record-codec.js';
+import { LoomError } from '../../core/errors/loom-error.js';
 
 export interface LevelRecordStoreOptions {
   /** Directory holding the LevelDB files; created when missing. */
@@ -87,7 +88,20 @@ export class LevelRecordStore extends BaseRecordStore {
     // A 64 MiB block cache (LevelDB's default is 8 MiB) keeps index blocks hot as the store grows: the
     // read-scaling benchmark measured get-by-id at 1M records within 1.5x of 10k only with it.
     const db: Db = new Level<string, string>(this.path, { keyEncoding: 'utf8', valueEncoding: 'utf8', cacheSize: 64 * 1024 * 1024 });
-    await db.open();
+    try {
+      await db.open();
+    } catch (error) {
+      // LevelDB locks its directory with an OS lock (released when its process ends): one store per
+      // directory, as the write path and the ingest journal assume. Say so in the operator's terms.
+      if ((error as { cause?: { code?: unknown } }).cause?.code === 'LEVEL_LOCKED') {
+        throw new LoomError(
+          'SERVICE_UNAVAILABLE',
+          `${this.path} is in use by another Loom process or store (LevelDB's lock is held): one Loom process per data directory; ` +
+            'stop the other one first (the lock is released by the operating system when its process ends, so a crashed process never leaves it behind)',
+        );
+      }
+      throw error;
+    }
     try {
       const sublevels = openSublevels(db);
       // The last primary key is the last sequence: nothing else to keep in step.

@@ -19,6 +19,7 @@ import { RECORD_COLUMNS, rowToStored, type RecordRow } from './record-row.js';
 import { runQuery } from './run-query.js';
 import { SqliteDatabase, type BindValue } from './sqlite-database.js';
 import { idKey, textKey } from './index-keys.js';
+import { ProcessLock } from './process-lock.js';
 
 export interface SqliteRecordStoreOptions {
   /** File path of the database; its parent directory is created if missing. */
@@ -74,6 +75,8 @@ export class SqliteRecordStore extends BaseRecordStore {
   private readonly durability: 'full' | 'normal';
   private readonly busyTimeoutMs: number;
   private connections: Connections | null = null;
+  /** Held from open to close: one store per database (process-lock.ts). */
+  private lock: ProcessLock | null = null;
 
   constructor(options: SqliteRecordStoreOptions) {
     const durability = checkOptions(options);
@@ -93,6 +96,8 @@ export class SqliteRecordStore extends BaseRecordStore {
 
   protected async _open(): Promise<void> {
     await mkdir(dirname(this.path), { recursive: true });
+    // First of all, before the connections, the migrations and the ingest journal touch anything.
+    const lock = await ProcessLock.acquire(this.path);
     const opened: SqliteDatabase[] = [];
     try {
       const writer = await SqliteDatabase.open(this.path, { busyTimeoutMs: this.busyTimeoutMs });
@@ -112,22 +117,31 @@ export class SqliteRecordStore extends BaseRecordStore {
       await reader.exec(`PRAGMA cache_size = ${CACHE_SIZE_PRAGMA}`);
       await reader.exec(`PRAGMA mmap_size = ${READER_MMAP_BYTES}`);
       this.connections = { writer, reader };
+      this.lock = lock;
     } catch (error) {
       await Promise.all(opened.map((db) => db.close().catch(() => undefined)));
+      await lock.release().catch(() => undefined);
       throw error;
     }
   }
 
   protected async _close(): Promise<void> {
     const connections = this.connections;
+    const lock = this.lock;
     this.connections = null;
-    if (!connections) return;
-    // The reader first: the last connection to close checkpoints the WAL into
-    // the database file and deletes it, which two closing at once both skip.
+    this.lock = null;
     try {
-      await connections.reader.close();
+      if (!connections) return;
+      // The reader first: the last connection to close checkpoints the WAL into
+      // the database file and deletes it, which two closing at once both skip.
+      try {
+        await connections.reader.close();
+      } finally {
+        await connections.writer.close();
+      }
     } finally {
-      await connections.writer.close();
+      // Last: the next process may open the database only once this one is done with it.
+      await lock?.release();
     }
   }
 

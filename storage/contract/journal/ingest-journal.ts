@@ -15,7 +15,6 @@ import { writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { LoomError } from '../../../core/errors/loom-error.js';
 import type { AcceptedRecord } from './accepted-record.js';
-import { DirectoryLock } from './directory-lock.js';
 import { encodeFrame, FRAME_MAGIC, readFrame } from './journal-frame.js';
 
 export interface IngestJournalOptions {
@@ -69,11 +68,7 @@ export class IngestJournal {
   private broken: Error | null = null;
   private readonly segmentBytes: number;
 
-  private constructor(
-    private readonly options: IngestJournalOptions,
-    /** Held from open to close: one process writes a journal (directory-lock.ts). */
-    private readonly lock: DirectoryLock,
-  ) {
+  private constructor(private readonly options: IngestJournalOptions) {
     this.segmentBytes = options.segmentBytes ?? DEFAULT_SEGMENT_BYTES;
   }
 
@@ -83,19 +78,8 @@ export class IngestJournal {
    * `release`). Cuts a torn last frame off the newest segment.
    */
   static async open(options: IngestJournalOptions): Promise<{ journal: IngestJournal; records: AcceptedRecord[] }> {
+    const journal = new IngestJournal(options);
     await mkdir(options.directory, { recursive: true });
-    const lock = await DirectoryLock.acquire(options.directory);
-    try {
-      return await IngestJournal.read(new IngestJournal(options, lock));
-    } catch (error) {
-      await lock.release();
-      throw error;
-    }
-  }
-
-  /** Reads every segment, cutting a torn tail; the records for `open`. */
-  private static async read(journal: IngestJournal): Promise<{ journal: IngestJournal; records: AcceptedRecord[] }> {
-    const { options } = journal;
     const names = (await readdir(options.directory)).filter((name) => SEGMENT_PATTERN.test(name)).sort();
     const records: AcceptedRecord[] = [];
     for (const [index, name] of names.entries()) {
@@ -187,14 +171,10 @@ export class IngestJournal {
 
   /** Closes the open segment; with `applied` covering everything, deletes the segments too. */
   async close(applied?: number): Promise<void> {
-    try {
-      const handle = this.handle;
-      this.handle = null;
-      if (handle) await handle.close();
-      if (applied !== undefined) await this.release(applied);
-    } finally {
-      await this.lock.release();
-    }
+    const handle = this.handle;
+    this.handle = null;
+    if (handle) await handle.close();
+    if (applied !== undefined) await this.release(applied);
   }
 
   /** The segment the frame starting at `firstSequence` goes to, starting a new one when needed. */
