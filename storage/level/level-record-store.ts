@@ -17,7 +17,7 @@ import type { LoomRecord } from '../../core/records/record.js';
 import { encodeCursor, pairPrefix, pairPrefixOfSlotKey, partRange, partSequenceKey, sequenceKey, sequenceOfKey, sequenceOfPartKey, slotKey, SUBLEVELS } from './keys.js';
 import { chooseScan, describePlan, type ScanChoice } from './query-plan.js';
 import { decodeRecordRow, decodeThreadMeta, encodeRecordRow, encodeThreadMeta, type ThreadMeta } from './record-codec.js';
-import { LoomError } from '../../core/errors/loom-error.js';
+import { dataDirectoryInUse } from '../contract/data-directory-in-use.js';
 
 export interface LevelRecordStoreOptions {
   /** Directory holding the LevelDB files; created when missing. */
@@ -94,11 +94,7 @@ export class LevelRecordStore extends BaseRecordStore {
       // LevelDB locks its directory with an OS lock (released when its process ends): one store per
       // directory, as the write path and the ingest journal assume. Say so in the operator's terms.
       if ((error as { cause?: { code?: unknown } }).cause?.code === 'LEVEL_LOCKED') {
-        throw new LoomError(
-          'SERVICE_UNAVAILABLE',
-          `${this.path} is in use by another Loom process or store (LevelDB's lock is held): one Loom process per data directory; ` +
-            'stop the other one first (the lock is released by the operating system when its process ends, so a crashed process never leaves it behind)',
-        );
+        throw dataDirectoryInUse(this.path, "LevelDB's lock");
       }
       throw error;
     }

@@ -17,7 +17,7 @@
  *   restart after a crash never finds a stale lock.
  * (LevelDB takes the same kind of lock on its directory by itself.)
  */
-import { LoomError } from '../../core/errors/loom-error.js';
+import { dataDirectoryInUse } from '../contract/data-directory-in-use.js';
 import { SqliteDatabase } from './sqlite-database.js';
 
 function isBusy(error: unknown): boolean {
@@ -39,11 +39,7 @@ export class ProcessLock {
     } catch (error) {
       await connection.close().catch(() => undefined);
       if (!isBusy(error)) throw error;
-      throw new LoomError(
-        'SERVICE_UNAVAILABLE',
-        `${databasePath} is in use by another Loom process or store (lock ${lockPath} is held): one Loom process per data directory; ` +
-          'stop the other one first (the lock is released by the operating system when its process ends, so a crashed process never leaves it behind)',
-      );
+      throw dataDirectoryInUse(databasePath, `lock ${lockPath}`);
     }
     return new ProcessLock(connection);
   }
