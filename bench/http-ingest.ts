@@ -32,10 +32,10 @@ interface ServerReport {
 
 async function loomServer({ durability, storage }: { durability: 'full' | 'normal'; storage: 'sqlite' | 'level' }): Promise<ServerReport> {
   await import('reflect-metadata');
-  const { createLoom } = await import('../core/server/compose.js');
+  const { createReferenceLoom: createLoom } = await import('../core/cli/reference-loom.js');
   const { silentLogger } = await import('../core/plugin/logger.js');
   const dataDir = makeTempDir('http-loom');
-  const loom = await createLoom({ dataDir, port: 0, logger: silentLogger, durability, storage });
+  const loom = await createLoom({ dataDir, port: 0, logger: silentLogger, durability, storage, auth: { required: false } });
   const url = await loom.start();
   await sendToParent({ kind: 'ready', url });
   await messageFromParent('stop');

@@ -18,6 +18,7 @@
  *    meta), in the baseline's batch size and in the pipeline's observed
  *    group-commit size, to show where the time goes.
  */
+import { ENGINE_WRITE } from '../core/engine/ingest.js';
 import { Level } from 'level';
 import { LoomEngine } from '../core/engine/loom-engine.js';
 import { parseRecordQuery } from '../storage/contract/query/parse-query.js';
@@ -180,7 +181,7 @@ async function pipelinePhase({ driver, durability }: PipelinePayload): Promise<P
   await Promise.all(
     byProducer.map(async (inputs) => {
       for (const input of inputs) {
-        const result = await engine.ingestor.ingest(input);
+        const result = await engine.ingestor.ingest(ENGINE_WRITE, input);
         if (result.created) created++;
       }
     }),

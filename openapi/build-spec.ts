@@ -65,6 +65,20 @@ function parameters(route: AnyRouteDecl, components: ComponentRegistry): Paramet
   return out;
 }
 
+/** The codes a route can return because of its auth, added by the framework rather than listed by hand. */
+export function authErrors(route: AnyRouteDecl): ErrorCode[] {
+  if (route.auth === 'none' || route.auth === 'optional') return [];
+  // AUTH_REQUIRED: no, bad or revoked bearer; DID_CLAIM_DENIED: an X-Service-Actor the credential may not claim.
+  return route.auth.scope === null ? ['AUTH_REQUIRED', 'DID_CLAIM_DENIED'] : ['AUTH_REQUIRED', 'SCOPE_FORBIDDEN', 'DID_CLAIM_DENIED'];
+}
+
+/** The OpenAPI security requirement of a route's declared auth. */
+export function securityOf(route: AnyRouteDecl): Array<Record<string, string[]>> {
+  if (route.auth === 'none') return [];
+  if (route.auth === 'optional') return [{}, { [BEARER_SCHEME]: [] }];
+  return [{ [BEARER_SCHEME]: route.auth.scope === null ? [] : [route.auth.scope] }];
+}
+
 function responses(route: AnyRouteDecl, components: ComponentRegistry): ResponsesObject {
   const out: ResponsesObject = {};
   for (const status of Object.keys(route.responses).map(Number).sort(byNumber)) {
@@ -73,7 +87,7 @@ function responses(route: AnyRouteDecl, components: ComponentRegistry): Response
     out[String(status)] = { description: spec.description, content: { [contentType]: spec.schema ? { schema: components.schema(spec.schema) } : {} } };
   }
   const byStatus = new Map<number, ErrorCode[]>();
-  for (const code of route.errors) {
+  for (const code of [...route.errors, ...authErrors(route)]) {
     const codes = byStatus.get(errorStatus(code)) ?? [];
     if (!codes.includes(code)) codes.push(code);
     byStatus.set(errorStatus(code), codes);
@@ -84,6 +98,8 @@ function responses(route: AnyRouteDecl, components: ComponentRegistry): Response
     const envelope: ReferenceObject = { $ref: ERROR_ENVELOPE_REF };
     out[String(status)] = { description: `Error envelope; code is one of: ${codes.join(', ')}.`, content: { 'application/json': { schema: envelope } } };
   }
+  // Anything else (INTERNAL, SERVICE_UNAVAILABLE, NOT_FOUND for an unknown path, METHOD_NOT_ALLOWED) is still the envelope.
+  out['default'] = { description: 'Error envelope (INTERNAL, SERVICE_UNAVAILABLE, and any other refusal).', content: { 'application/json': { schema: { $ref: ERROR_ENVELOPE_REF } } } };
   return out;
 }
 
@@ -95,7 +111,7 @@ function operation(route: AnyRouteDecl, components: ComponentRegistry): Operatio
     summary: route.summary,
     ...(route.description ? { description: route.description } : {}),
     tags: [...route.tags],
-    security: route.auth === 'none' ? [] : [{ [BEARER_SCHEME]: [route.auth.scope] }],
+    security: securityOf(route),
     ...(params.length ? { parameters: params } : {}),
     ...(body ? { requestBody: { required: true, content: { 'application/json': { schema: components.schema(body) } } } } : {}),
     responses: responses(route, components),
@@ -116,6 +132,13 @@ export function buildOpenApi(catalog: RouteCatalog, info: OpenApiInfo): OpenAPIO
   });
   for (const { route } of entries) builder.addPath(route.path, { [route.method.toLowerCase()]: operation(route, components) });
   for (const [name, schema] of components.sorted()) builder.addSchema(name, schema as SchemaObject);
-  builder.addSecurityScheme(BEARER_SCHEME, { type: 'http', scheme: 'bearer', description: 'A grant token: `Authorization: Bearer <token>`.' });
+  builder.addSecurityScheme(BEARER_SCHEME, {
+    type: 'http',
+    scheme: 'bearer',
+    description:
+      'A service-account bearer `loom_<env>_<sa_id>_<secret>`: `Authorization: Bearer <token>`. The scope an operation lists is the one it needs (admin covers all; ' +
+      'thread/namespace grains pass records:read or records:write for their own threads or namespaces only). Send `X-Service-Actor: <did>` to act as one of the ' +
+      "account's allowed actors. While the instance does not require auth, a request without a bearer runs with every scope.",
+  });
   return builder.getSpec();
 }

@@ -1,6 +1,6 @@
 /**
  * The published contract, openapi/loom.openapi.json: the document of the
- * default composition (the always-loaded plugins), built from a Loom that is
+ * reference server's composition (ledger, openapi and auth), built from a Loom that is
  * composed but never started. `npm run openapi:emit` writes it and
  * test/openapi-drift.test.ts compares it with a fresh build, so both go
  * through this one function.
@@ -12,7 +12,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { OpenAPIObject } from 'openapi3-ts/oas31';
 import { silentLogger } from '../core/plugin/logger.js';
-import { createLoom } from '../core/server/compose.js';
+import { createReferenceLoom } from '../core/cli/reference-loom.js';
 import { buildOpenApi } from './build-spec.js';
 
 /** The repository root: the nearest folder above this file with Loom's package.json (works from source and from dist/). */
@@ -40,7 +40,7 @@ export async function buildPublishedOpenApi(): Promise<OpenAPIObject> {
   const dataDir = await mkdtemp(join(tmpdir(), 'loom-openapi-'));
   try {
     // A fixed DID keeps createLoom from minting and persisting one; the document does not depend on it.
-    const loom = await createLoom({ storage: 'sqlite', dataDir, logger: silentLogger, instanceDid: 'did:sync:system:openapi-emit' });
+    const loom = await createReferenceLoom({ storage: 'sqlite', dataDir, logger: silentLogger, instanceDid: 'did:sync:system:openapi-emit' });
     try {
       return buildOpenApi(loom.catalog, loom.info);
     } finally {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { definePlugin } from '../core/plugin/plugin.js';
 import { silentLogger } from '../core/plugin/logger.js';
-import { createLoom } from '../core/server/compose.js';
+import { createReferenceLoom as createLoom } from '../core/cli/reference-loom.js';
 import { SqliteRecordStore } from '../storage/sqlite/index.js';
 
 const TH = 'th_' + 'e'.repeat(64);
@@ -15,7 +15,7 @@ describe('server lifecycle', () => {
   afterEach(async () => rm(dir, { recursive: true, force: true }));
 
   it('stop() lets in-flight ingests finish and flushes them to storage', async () => {
-    const loom = await createLoom({ dataDir: dir, port: 0, logger: silentLogger, durability: 'normal' });
+    const loom = await createLoom({ dataDir: dir, port: 0, logger: silentLogger, durability: 'normal', auth: { required: false } });
     const url = await loom.start();
     const sends = Array.from({ length: 200 }, (_, clock) =>
       fetch(`${url}/v1/records`, {
@@ -66,7 +66,8 @@ describe('server lifecycle', () => {
     await loom.start();
     expect(loom.engine.store.status).to.equal('open');
     await loom.stop();
-    expect(events).to.deep.equal(['loop start', 'on start', 'on stop', 'loop stop']);
+    // Plugins start before the loops that may use them and stop after them.
+    expect(events).to.deep.equal(['on start', 'loop start', 'loop stop', 'on stop']);
     expect(loom.engine.store.status).to.equal('closed');
     // stop() is idempotent.
     await loom.stop();

@@ -13,7 +13,7 @@ import { expect } from 'chai';
 import type { OpenAPIObject, OperationObject, ReferenceObject, ResponseObject } from 'openapi3-ts/oas31';
 import { silentLogger } from '../core/plugin/logger.js';
 import type { RouteCatalog } from '../core/plugin/route-catalog.js';
-import { createLoom } from '../core/server/compose.js';
+import { createReferenceLoom as createLoom } from '../core/cli/reference-loom.js';
 import { publishedDocumentPath, repoRoot } from '../openapi/published-document.js';
 
 // The repository is cloned with shared/ beside it.

@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import { silentLogger } from '../core/plugin/logger.js';
 import type { AnyRouteDecl } from '../core/plugin/route.js';
-import { createLoom, type Loom } from '../core/server/compose.js';
+import { createReferenceLoom as createLoom } from '../core/cli/reference-loom.js';
+import type { Loom } from '../core/server/create-loom.js';
 
 describe('route coverage', () => {
   let dataDir: string;

@@ -4,7 +4,7 @@
  * SIGINT/SIGTERM (in-flight requests finish, storage flushes).
  */
 import { parseArgs } from 'node:util';
-import { createLoom, STORE_BACKENDS, type StoreBackend } from '../server/compose.js';
+import { createReferenceLoom, STORE_BACKENDS, type StoreBackend } from './reference-loom.js';
 import { jsonLogger, type LogLevel } from '../plugin/logger.js';
 import { LOOM_VERSION } from '../server/version.js';
 import { CliError } from './cli-error.js';
@@ -46,7 +46,17 @@ export async function serveCommand(argv: string[]): Promise<void> {
   const host = insecure ? '127.0.0.1' : (values.host ?? process.env['LOOM_HOST'] ?? '127.0.0.1');
   const log = jsonLogger({ level });
 
-  const loom = await createLoom({ storage, dataDir, port, host, insecureLocalhost: insecure, logger: log, durability });
+  const bootstrapSecret = process.env['LOOM_BOOTSTRAP_TOKEN'];
+  const loom = await createReferenceLoom({
+    storage,
+    dataDir,
+    port,
+    host,
+    insecureLocalhost: insecure,
+    logger: log,
+    durability,
+    auth: bootstrapSecret ? { bootstrapSecret } : {},
+  });
   if (insecure) log.log('warn', 'insecure-localhost: bound to 127.0.0.1 with auth enforcement disabled; for emergency use only');
   const url = await loom.start();
   process.stdout.write(`loom ${LOOM_VERSION} listening on ${url} (storage ${storage}, data dir ${loom.info.storeBackend === storage ? dataDir : '-'}, instance ${loom.info.instanceDid})\n`);

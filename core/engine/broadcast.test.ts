@@ -1,3 +1,4 @@
+import { ENGINE_WRITE } from './ingest.js';
 import { expect } from 'chai';
 import type { StoredRecord } from '../../storage/contract/stored-record.js';
 import { rec, startTestEngine, TH_A, TH_B, type TestEngine } from './test-engine.js';
@@ -19,7 +20,7 @@ describe('record bus', () => {
 
   it('delivers every record in sequence order to a live subscriber', async () => {
     const sub = t.engine.bus.subscribe();
-    await Promise.all(Array.from({ length: 20 }, (_, i) => t.engine.ingestor.ingest(rec({ clock: i }))));
+    await Promise.all(Array.from({ length: 20 }, (_, i) => t.engine.ingestor.ingest(ENGINE_WRITE, rec({ clock: i }))));
     const got = await take(sub, 20);
     expect(got.map((s) => s.sequence)).to.deep.equal(Array.from({ length: 20 }, (_, i) => i + 1));
     sub.close();
@@ -29,12 +30,12 @@ describe('record bus', () => {
     const sub = t.engine.bus.subscribe({ bufferSize: 8 });
     // Ingest far more than the buffer holds while nobody reads.
     for (let batch = 0; batch < 10; batch++) {
-      await Promise.all(Array.from({ length: 30 }, (_, i) => t.engine.ingestor.ingest(rec({ clock: batch * 30 + i }))));
+      await Promise.all(Array.from({ length: 30 }, (_, i) => t.engine.ingestor.ingest(ENGINE_WRITE, rec({ clock: batch * 30 + i }))));
     }
     const got = await take(sub, 300);
     expect(got.map((s) => s.sequence)).to.deep.equal(Array.from({ length: 300 }, (_, i) => i + 1));
     // And it goes live again afterwards.
-    await t.engine.ingestor.ingest(rec({ clock: 1000 }));
+    await t.engine.ingestor.ingest(ENGINE_WRITE, rec({ clock: 1000 }));
     const [next] = await take(sub, 1);
     expect(next!.sequence).to.equal(301);
     sub.close();
@@ -43,7 +44,7 @@ describe('record bus', () => {
   it('keeps delivering while a subscriber catches up concurrently with new ingests', async () => {
     const sub = t.engine.bus.subscribe({ bufferSize: 4 });
     const writer = (async () => {
-      for (let i = 0; i < 200; i++) await t.engine.ingestor.ingest(rec({ clock: i }));
+      for (let i = 0; i < 200; i++) await t.engine.ingestor.ingest(ENGINE_WRITE, rec({ clock: i }));
     })();
     const got: number[] = [];
     for await (const stored of sub) {
@@ -56,7 +57,7 @@ describe('record bus', () => {
   });
 
   it('replays from the store when subscribing in the past, with a filter', async () => {
-    for (let i = 0; i < 10; i++) await t.engine.ingestor.ingest(rec({ clock: i, thread: i % 2 ? TH_A : TH_B }));
+    for (let i = 0; i < 10; i++) await t.engine.ingestor.ingest(ENGINE_WRITE, rec({ clock: i, thread: i % 2 ? TH_A : TH_B }));
     const sub = t.engine.bus.subscribe({ after: 3, filter: (s) => s.record.thread === TH_A });
     const got = await take(sub, 3);
     expect(got.map((s) => s.sequence)).to.deep.equal([4, 6, 8]);

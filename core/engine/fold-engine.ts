@@ -150,6 +150,11 @@ export class FoldEngine {
     }
   }
 
+  /** The registered fold of that name and scope; NOT_FOUND otherwise. */
+  descriptorOf(name: string, scope: 'thread' | 'global'): AnyFold {
+    return this.fold(name, scope);
+  }
+
   private fold(name: string, scope: 'thread' | 'global'): AnyFold {
     const fold = this.folds.get(name);
     if (!fold) throw new LoomError('NOT_FOUND', `no fold named ${JSON.stringify(name)} (folds: ${[...this.folds.keys()].join(', ')})`);

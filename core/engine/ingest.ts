@@ -1,14 +1,18 @@
 /**
  * INGEST (spec §1, §6.1): receive → validate → canonical JSON → hash →
- * namespace narrowing → store → broadcast. `prepare` is pure apart from the
- * registry read; `ingest` stores and publishes. Concurrent ingests share one
- * storage batch (group commit in the store); each caller is answered once its
- * record is durable.
+ * namespace narrowing → ingest gates → store → broadcast. Core's checks come
+ * first and are fixed; then the gates plugins contributed, in order
+ * (core/access/ingest-gate.ts). Every write names its caller and door, so a
+ * gate can never be skipped by a route that forgot who is writing. Concurrent
+ * ingests share one storage batch (group commit in the store); each caller is
+ * answered once its record is durable.
  */
+import type { IngestContext, IngestGate } from '../access/ingest-gate.js';
+import { SYSTEM } from '../access/caller.js';
 import { LoomError } from '../errors/loom-error.js';
 import { CanonicalJsonError } from '../records/canonical-json.js';
 import { canonicalRecordContent, type CanonicalRecordContent } from '../records/record-id.js';
-import { makeRecord, type LoomRecord } from '../records/record.js';
+import { makeRecord } from '../records/record.js';
 import type { Sha256Hex } from '../records/sha256.js';
 import { validateRecordInput } from '../records/validate-record.js';
 import { namespaceRefusal, type NamespaceRegistry } from '../folds/namespace-registry.js';
@@ -23,8 +27,8 @@ export interface IngestResult {
   readonly created: boolean;
 }
 
-/** A check every record passes before it is stored (e.g. permission rules); throws LoomError to refuse. */
-export type IngestGuard = (record: LoomRecord) => void;
+/** The context of the engine's own writes (and of tests and embedders writing directly). */
+export const ENGINE_WRITE: IngestContext = Object.freeze({ caller: SYSTEM, via: 'engine' });
 
 export interface IngestDeps {
   readonly store: RecordStore;
@@ -32,23 +36,30 @@ export interface IngestDeps {
   readonly namespaces: () => NamespaceRegistry;
   readonly sha256Hex: Sha256Hex;
   readonly now?: () => number;
+  /** Told when a gate throws something other than a LoomError (the record is refused with INTERNAL). */
+  readonly onGateFailure?: (gate: string, error: unknown) => void;
 }
 
 export class Ingestor {
-  private readonly guards: IngestGuard[] = [];
+  private gates: readonly IngestGate[] = [];
   private readonly now: () => number;
 
   constructor(private readonly deps: IngestDeps) {
     this.now = deps.now ?? Date.now;
   }
 
-  /** Adds a check run on every valid record before it is stored. */
-  addGuard(guard: IngestGuard): void {
-    this.guards.push(guard);
+  /** Sets the ordered gate chain (the plugin host does, once, before start). */
+  setGates(gates: readonly IngestGate[]): void {
+    this.gates = Object.freeze([...gates]);
   }
 
-  /** Validates, hashes and narrows: everything but storing. Throws LoomError. */
-  prepare(input: unknown): PreparedRecord {
+  /** The gate chain in the order it runs. */
+  gateNames(): string[] {
+    return this.gates.map((gate) => gate.name);
+  }
+
+  /** Validates, hashes and narrows: core's fixed checks. Throws LoomError. */
+  private check(input: unknown): PreparedRecord {
     const validation = validateRecordInput(input);
     if (!validation.ok) throw new LoomError('INVALID_SHAPE', validation.message);
     let content: CanonicalRecordContent;
@@ -71,28 +82,73 @@ export class Ingestor {
     const namespace = namespaceOf(record);
     const refusal = namespaceRefusal(this.deps.namespaces(), namespace);
     if (refusal) throw new LoomError('NAMESPACE_REJECTED', refusal.message);
-    for (const guard of this.guards) guard(record);
     return { record, namespace, createdAt: this.now() };
   }
 
-  async ingest(input: unknown): Promise<IngestResult> {
-    const prepared = this.prepare(input);
+  private gateFailure(gate: IngestGate, error: unknown): LoomError {
+    if (error instanceof LoomError) return error;
+    // Fail closed: a gate that crashes refuses the record; it never admits it.
+    this.deps.onGateFailure?.(gate.name, error);
+    return new LoomError('INTERNAL', `ingest gate ${gate.name} failed`);
+  }
+
+  /** Runs the gates in order; synchronous gates cost no await. */
+  private runGates(prepared: PreparedRecord, context: IngestContext): void | Promise<void> {
+    const input = { record: prepared.record, namespace: prepared.namespace, context };
+    for (let i = 0; i < this.gates.length; i++) {
+      const gate = this.gates[i]!;
+      let outcome: void | Promise<void>;
+      try {
+        outcome = gate.check(input);
+      } catch (error) {
+        throw this.gateFailure(gate, error);
+      }
+      if (outcome && typeof (outcome as Promise<void>).then === 'function') {
+        return (async () => {
+          try {
+            await outcome;
+          } catch (error) {
+            throw this.gateFailure(gate, error);
+          }
+          for (const rest of this.gates.slice(i + 1)) {
+            try {
+              await rest.check(input);
+            } catch (error) {
+              throw this.gateFailure(rest, error);
+            }
+          }
+        })();
+      }
+    }
+  }
+
+  /** Everything but storing: core's checks, then the gates. Throws (or rejects with) LoomError. */
+  prepare(context: IngestContext, input: unknown): PreparedRecord | Promise<PreparedRecord> {
+    const prepared = this.check(input);
+    const gated = this.runGates(prepared, context);
+    return gated ? gated.then(() => prepared) : prepared;
+  }
+
+  async ingest(context: IngestContext, input: unknown): Promise<IngestResult> {
+    const prepared = await this.prepare(context, input);
     return this.settle(await this.deps.store.append(prepared));
   }
 
   /**
-   * Ingests several records as if one by one, in order. Each entry is the
-   * result or the LoomError that refused it; one bad record does not stop the rest.
+   * Ingests several records as if one by one, in order, all for one caller.
+   * Each entry is the result or the LoomError that refused it; one bad record
+   * does not stop the rest.
    */
-  async ingestMany(inputs: readonly unknown[]): Promise<Array<IngestResult | LoomError>> {
-    const prepared: Array<PreparedRecord | LoomError> = inputs.map((input) => {
+  async ingestMany(context: IngestContext, inputs: readonly unknown[]): Promise<Array<IngestResult | LoomError>> {
+    const prepared: Array<PreparedRecord | LoomError> = [];
+    for (const input of inputs) {
       try {
-        return this.prepare(input);
+        prepared.push(await this.prepare(context, input));
       } catch (error) {
-        if (error instanceof LoomError) return error;
-        throw error;
+        if (error instanceof LoomError) prepared.push(error);
+        else throw error;
       }
-    });
+    }
     const valid = prepared.filter((p): p is PreparedRecord => !(p instanceof LoomError));
     const outcomes = await this.deps.store.appendMany(valid);
     let next = 0;

@@ -1,9 +1,16 @@
 /**
- * The kernel assembled: store, broadcast bus, fold engine and ingest pipeline,
- * with the core folds registered. Plugins add folds before `start()`.
+ * The kernel assembled: store, broadcast bus, fold engine, ingest pipeline,
+ * the caller-aware record reader and the configuration service, with the
+ * core folds registered. Plugins add folds, config topics, ingest gates and
+ * read policies before `start()`. Lifecycle: `start()` opens the store and
+ * rebuilds the global folds; the host then runs the plugins' start hooks and
+ * only then `startLoops()`; `stop()` stops the loops before the store.
  */
-import { engineConfigFold } from '../folds/config/config-fold.js';
-import type { EngineConfig } from '../folds/config/config-topics.js';
+import type { IngestGate } from '../access/ingest-gate.js';
+import { orderGates } from '../access/order-gates.js';
+import type { ReadPolicy } from '../access/read-policy.js';
+import { engineConfigFold, type EngineConfig } from '../folds/config/config-fold.js';
+import { ConfigTopicRegistry } from '../folds/config/config-topic.js';
 import type { AnyFold } from '../folds/fold.js';
 import { namespaceRegistryFold, type NamespaceRegistry } from '../folds/namespace-registry.js';
 import { threadStateFold } from '../folds/thread-state.js';
@@ -11,10 +18,12 @@ import type { Sha256Hex } from '../records/sha256.js';
 import type { RecordStore } from '../../storage/contract/record-store.js';
 import { token } from '../di/token.js';
 import { RecordBus } from './broadcast.js';
+import { EngineConfigService } from './engine-config.js';
 import type { EngineLoop } from './engine-loop.js';
 import { FoldEngine } from './fold-engine.js';
 import { Ingestor } from './ingest.js';
 import { nodeSha256Hex } from './native-hash.js';
+import { RecordReader } from './record-reader.js';
 
 export interface LoomEngineOptions {
   readonly store: RecordStore;
@@ -24,15 +33,19 @@ export interface LoomEngineOptions {
   readonly onError?: (error: unknown, context: string) => void;
 }
 
-export const CORE_FOLDS: readonly AnyFold[] = [threadStateFold, engineConfigFold, namespaceRegistryFold];
-
 export class LoomEngine {
   readonly store: RecordStore;
   readonly bus: RecordBus;
   readonly folds: FoldEngine;
   readonly ingestor: Ingestor;
+  readonly reader: RecordReader;
+  readonly configTopics = new ConfigTopicRegistry();
+  readonly config: EngineConfigService;
   private readonly loops: EngineLoop[] = [];
+  private readonly gates: IngestGate[] = [];
+  private readonly policies: ReadPolicy[] = [];
   private state: 'new' | 'started' | 'stopped' = 'new';
+  private loopsRunning = false;
 
   constructor(options: LoomEngineOptions) {
     const onError = options.onError ?? (() => {});
@@ -40,47 +53,79 @@ export class LoomEngine {
     this.bus = new RecordBus(this.store);
     this.bus.reportErrorsTo((error) => onError(error, 'broadcast listener failed'));
     this.folds = new FoldEngine(this.store, this.bus, { onError });
-    for (const fold of CORE_FOLDS) this.folds.register(fold);
+    for (const fold of [threadStateFold, engineConfigFold(this.configTopics), namespaceRegistryFold] as AnyFold[]) this.folds.register(fold);
     this.ingestor = new Ingestor({
       store: this.store,
       bus: this.bus,
       namespaces: () => this.folds.globalState<NamespaceRegistry>(namespaceRegistryFold.name),
       sha256Hex: options.sha256Hex ?? nodeSha256Hex,
       now: options.now,
+      onGateFailure: (gate, error) => onError(error, `ingest gate ${gate} failed; the record was refused`),
     });
+    this.reader = new RecordReader(this.store, this.folds, this.bus);
+    this.config = new EngineConfigService(this.folds);
   }
 
   addLoop(loop: EngineLoop): void {
     this.loops.push(loop);
   }
 
+  /** Adds an ingest gate; the chain is ordered once, at start. */
+  addIngestGate(gate: IngestGate): void {
+    if (this.state !== 'new') throw new Error(`ingest gate ${gate.name} added after the engine started`);
+    this.gates.push(gate);
+  }
+
+  addReadPolicy(policy: ReadPolicy): void {
+    if (this.state !== 'new') throw new Error(`read policy ${policy.name} added after the engine started`);
+    this.policies.push(policy);
+  }
+
   get started(): boolean {
     return this.state === 'started';
   }
 
-  /** Opens the store, rebuilds the global folds from the log, starts the loops. */
+  /** Orders the gates and opens the store, then rebuilds the global folds from the log. Loops start with `startLoops()`. */
   async start(): Promise<void> {
     if (this.state === 'started') return;
+    this.ingestor.setGates(orderGates(this.gates));
+    this.reader.setPolicies(this.policies);
+    this.configTopics.freeze();
     if (this.store.status !== 'open') await this.store.open();
     this.bus.startAt(await this.store.watermark());
     await this.folds.start();
-    for (const loop of this.loops) await loop.start();
+    this.config.start();
     this.state = 'started';
   }
 
-  /** Stops loops (awaiting their runs in flight), ends subscriptions, flushes and closes the store. */
+  /** Starts the loops (after the plugins' start hooks ran). */
+  async startLoops(): Promise<void> {
+    if (this.loopsRunning) return;
+    this.loopsRunning = true;
+    for (const loop of this.loops) await loop.start();
+  }
+
+  /** Stops the loops (awaiting their runs in flight); called before the plugins' stop hooks. */
+  async stopLoops(): Promise<void> {
+    if (!this.loopsRunning) return;
+    this.loopsRunning = false;
+    for (const loop of [...this.loops].reverse()) await loop.stop();
+  }
+
+  /** Stops loops if still running, ends subscriptions, flushes and closes the store. */
   async stop(): Promise<void> {
     if (this.state === 'stopped') return;
     this.state = 'stopped';
-    for (const loop of [...this.loops].reverse()) await loop.stop();
+    await this.stopLoops();
+    this.config.stop();
     this.folds.stop();
     this.bus.closeAll();
     await this.store.close();
   }
 
-  /** The configuration in force (the engine_config fold's live value). */
-  config(): EngineConfig {
-    return this.folds.globalState<EngineConfig>(engineConfigFold.name);
+  /** The configuration in force (a copy of the engine_config fold's value). */
+  configuration(): EngineConfig {
+    return this.config.snapshot();
   }
 }
 

@@ -71,6 +71,8 @@ export const ERROR_CATALOGUE = {
   PAYLOAD_TOO_LARGE: { status: 413 },
   UNSUPPORTED_MEDIA_TYPE: { status: 415 },
   SERVICE_UNAVAILABLE: { status: 503 },
+  // A mint or rotation for a revoked service account (spec §3: future mints are blocked).
+  SERVICE_ACCOUNT_REVOKED: { status: 409 },
 } as const satisfies Record<string, { status: number; type?: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

@@ -26,6 +26,20 @@ export interface Fold<State, Value> {
   initial(key: string): State;
   apply(state: State, input: FoldInput): State;
   value(state: State): Value;
+  /**
+   * Global folds only: the part of the value a read-restricted caller may
+   * see (spec §5.5: e.g. only the grants it issued or receives). Without it,
+   * a restricted caller is served the fold only when every thread the fold
+   * reads is wholly visible to it, and is refused otherwise (fail closed).
+   */
+  view?(value: Value, viewer: FoldViewer): Value;
+}
+
+/** What a fold's `view` may know of the caller (structurally the core Caller). */
+export interface FoldViewer {
+  readonly principal: string | null;
+  readonly serviceAccountId: string | null;
+  readonly scopes: readonly string[];
 }
 
 /** The answer shape of every fold route (spec §4.6). */

@@ -1,3 +1,4 @@
+import { ENGINE_WRITE } from '../engine/ingest.js';
 import { expect } from 'chai';
 import { replayFold } from './fold.js';
 import { threadStateFold, type ThreadStateValue } from './thread-state.js';
@@ -8,7 +9,7 @@ describe('thread_state fold', () => {
   beforeEach(async () => (t = await startTestEngine()));
   afterEach(async () => t.cleanup());
 
-  const ingest = (input: Parameters<typeof rec>[0]) => t.engine.ingestor.ingest(rec(input));
+  const ingest = (input: Parameters<typeof rec>[0]) => t.engine.ingestor.ingest(ENGINE_WRITE, rec(input));
   const state = async () => (await t.engine.folds.thread<ThreadStateValue>('thread_state', TH_A)).value;
   const fullReplay = async () => {
     const page = await t.engine.store.listByThread(TH_A, { limit: 1000 });

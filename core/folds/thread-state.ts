@@ -4,6 +4,7 @@
  * `fulfills` names an INTEND of the thread, a DO whose `cancels` names one,
  * or a KNOW with `verdict: "reject"` closes it; a later INTEND reopens it.
  * `actor_clocks` gives each writer its highest clock, so its next clock is that + 1.
+ * An archival record (DELETE /v1/threads/{id}) sets `archived`; nothing is deleted.
  */
 import type { Fold } from './fold.js';
 
@@ -35,7 +36,12 @@ export interface ThreadStateValue {
   closed_by: { record: string; actor: string; reason: 'fulfilled' | 'cancelled' | 'rejected' } | null;
   first_sequence: number | null;
   last_sequence: number | null;
+  /** Hidden from thread listings by an archival record (`body.kind` core.thread.archive.v1); the records stay. */
+  archived: boolean;
 }
+
+/** The body kind of a thread's archival record: `{kind, archived: true|false, reason?}` on the thread itself. */
+export const THREAD_ARCHIVE_KIND = 'core.thread.archive.v1';
 
 export interface ThreadState {
   value: ThreadStateValue;
@@ -65,6 +71,7 @@ export const threadStateFold: Fold<ThreadState, ThreadStateValue> = {
         closed_by: null,
         first_sequence: null,
         last_sequence: null,
+        archived: false,
       },
       participants: new Map(),
       intents: new Set(),
@@ -89,6 +96,7 @@ export const threadStateFold: Fold<ThreadState, ThreadStateValue> = {
     participant.last_sequence = sequence;
 
     const body = record.body;
+    if (body['kind'] === THREAD_ARCHIVE_KIND && typeof body['archived'] === 'boolean') v.archived = body['archived'];
     if (record.act === 'INTEND') {
       state.intents.add(record.id);
       if (v.opened_by === null) {

@@ -1,4 +1,3 @@
-export * from './scopes.js';
 export * from './reply.js';
 export * from './route.js';
 export * from './route-catalog.js';

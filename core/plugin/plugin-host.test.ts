@@ -11,7 +11,18 @@ import { token } from '../di/token.js';
 const plugin = (name: string, dependencies: string[] = [], register: LoomPlugin['register'] = () => {}): LoomPlugin => ({ name, version: '1.0.0', dependencies, register });
 
 function sinks() {
-  return { root: container.createChildContainer(), catalog: new RouteCatalog(), capabilities: new CapabilityFlags(), log: silentLogger, fold: () => {}, loop: () => {} };
+  return {
+    root: container.createChildContainer(),
+    catalog: new RouteCatalog(),
+    capabilities: new CapabilityFlags(),
+    log: silentLogger,
+    dataDir: null,
+    fold: () => {},
+    loop: () => {},
+    ingestGate: () => {},
+    readPolicy: () => {},
+    configTopic: () => {},
+  };
 }
 
 describe('plugin host', () => {

@@ -8,7 +8,11 @@ import { Compile } from 'typebox/compile';
 import Value from 'typebox/value';
 import { bindValue, type Token } from '../di/token.js';
 import type { AnyFold } from '../folds/fold.js';
+import { join } from 'node:path';
 import type { EngineLoop } from '../engine/engine-loop.js';
+import type { IngestGate } from '../access/ingest-gate.js';
+import type { ReadPolicy } from '../access/read-policy.js';
+import type { ConfigTopic } from '../folds/config/config-topic.js';
 import type { CapabilityFlags } from './capabilities.js';
 import type { Logger } from './logger.js';
 import type { LoomPlugin, PluginRegistration } from './plugin.js';
@@ -27,8 +31,13 @@ export interface PluginSinks {
   readonly catalog: RouteCatalog;
   readonly capabilities: CapabilityFlags;
   readonly log: Logger;
+  /** The data directory of a persistent store, or null. */
+  readonly dataDir: string | null;
   fold(fold: AnyFold): void;
   loop(loop: EngineLoop): void;
+  ingestGate(gate: IngestGate): void;
+  readPolicy(policy: ReadPolicy): void;
+  configTopic(topic: ConfigTopic, owner: string): void;
 }
 
 export interface RegisteredPlugins {
@@ -111,6 +120,16 @@ export async function registerPlugins(registrations: readonly PluginRegistration
       route: (decl) => sinks.catalog.add(plugin.name, decl),
       fold: (fold) => sinks.fold(fold),
       loop: (loop) => sinks.loop(loop),
+      ingestGate: (gate) => {
+        if (!gate.name.startsWith(`${plugin.name}.`)) throw new PluginError(`ingest gate "${gate.name}" of plugin "${plugin.name}" must be named ${plugin.name}.<check>`);
+        sinks.ingestGate(gate);
+      },
+      readPolicy: (policy) => {
+        if (!policy.name.startsWith(`${plugin.name}.`)) throw new PluginError(`read policy "${policy.name}" of plugin "${plugin.name}" must be named ${plugin.name}.<policy>`);
+        sinks.readPolicy(policy);
+      },
+      configTopic: (topic) => sinks.configTopic(topic, plugin.name),
+      dataDir: sinks.dataDir === null ? null : join(sinks.dataDir, 'plugins', plugin.name),
       capability: (name, enabled) => sinks.capabilities.set(name, enabled),
       onStart: (fn) => startHooks.push(fn),
       onStop: (fn) => stopHooks.push(fn),

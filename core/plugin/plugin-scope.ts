@@ -6,6 +6,9 @@ import type { DependencyContainer } from 'tsyringe';
 import type { Token } from '../di/token.js';
 import type { AnyFold } from '../folds/fold.js';
 import type { EngineLoop } from '../engine/engine-loop.js';
+import type { IngestGate } from '../access/ingest-gate.js';
+import type { ReadPolicy } from '../access/read-policy.js';
+import type { ConfigTopic } from '../folds/config/config-topic.js';
 import type { Logger } from './logger.js';
 import type { AnyRouteDecl } from './route.js';
 
@@ -19,9 +22,22 @@ export interface PluginScope {
   route(decl: AnyRouteDecl): void;
   fold(fold: AnyFold): void;
   loop(loop: EngineLoop): void;
+  /** Adds a check every record passes before it is stored (core/access/ingest-gate.ts). */
+  ingestGate(gate: IngestGate): void;
+  /** Adds a read restriction every read surface applies (core/access/read-policy.ts). */
+  readPolicy(policy: ReadPolicy): void;
+  /** Registers a configuration topic this plugin owns; a second owner of a topic name is refused. */
+  configTopic(topic: ConfigTopic<any>): void;
+  /**
+   * `<dataDir>/plugins/<name>/`, for state that must not be records: bytes
+   * addressed by a hash a record carries, indexes rebuildable from the log,
+   * key material. Created on first use by the plugin; null when the store is
+   * not persistent. Facts are records, state is folds.
+   */
+  readonly dataDir: string | null;
   /** Sets a capability flag; only set true for what works end to end. */
   capability(name: string, enabled: boolean): void;
-  /** Runs after the engine started (folds rebuilt), before the server listens. */
+  /** Runs after the engine started (folds rebuilt), before the loops start and the server listens. */
   onStart(fn: () => void | Promise<void>): void;
   /** Teardown, run in reverse registration order. */
   onStop(fn: () => void | Promise<void>): void;

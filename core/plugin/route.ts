@@ -8,7 +8,8 @@ import type { Static, TSchema } from 'typebox';
 import type { ErrorCode } from '../errors/codes.js';
 import type { Token } from '../di/token.js';
 import type { Reply } from './reply.js';
-import type { Scope } from './scopes.js';
+import type { Caller } from '../access/caller.js';
+import type { Scope } from '../access/scopes.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -37,7 +38,22 @@ export interface RouteInput<R extends RequestSchemas> {
   readonly headers: Readonly<Record<string, string | undefined>>;
   /** Aborted when the client goes away (for streams). */
   readonly signal: AbortSignal;
+  /** Who is calling, resolved and authorized before the input was read (core/server/authorize.ts). */
+  readonly caller: Caller;
+  /** The client's address (for rate limits and logs). */
+  readonly remoteAddress: string;
 }
+
+/**
+ * How a route is authenticated and authorized, enforced by core before the
+ * handler (and before the body is read):
+ * - `'none'`: exempt, never authenticated; the caller is ANONYMOUS.
+ * - `'optional'`: the credential's caller if one is sent (and valid), else ANONYMOUS.
+ * - `{scope}`: a caller covering `scope` (null: any live credential, no scope);
+ *   while enforcement is off, a request without a credential runs as LOCAL.
+ *   `always: true` needs a credential even when enforcement is off.
+ */
+export type RouteAuth = 'none' | 'optional' | { readonly scope: Scope | null; readonly always?: boolean };
 
 export type Deps<I extends Record<string, Token<unknown>>> = { [K in keyof I]: I[K] extends Token<infer T> ? T : never };
 
@@ -51,8 +67,8 @@ export interface RouteDecl<R extends RequestSchemas = RequestSchemas, I extends 
   readonly description?: string;
   /** One tag per plugin. */
   readonly tags: readonly string[];
-  /** `'none'` for exempt routes, or the scope from the closed enum. */
-  readonly auth: 'none' | { readonly scope: Scope };
+  /** See RouteAuth. AUTH_REQUIRED and SCOPE_FORBIDDEN are added to `errors` from this, not listed by hand. */
+  readonly auth: RouteAuth;
   readonly request?: R;
   /** Success responses by status. */
   readonly responses: Readonly<Record<number, ResponseSpec>>;

@@ -1,11 +1,14 @@
 /**
  * Builds the Hapi server from the route catalogue. Never listens: `start()`
- * in compose.ts does, and tests use `server.inject` or a real port.
+ * in create-loom.ts does, and tests use `server.inject` or a real port.
  */
 import Hapi from '@hapi/hapi';
 import type { DependencyContainer } from 'tsyringe';
+import type { CorsPolicy } from '../access/cors-policy.js';
 import type { Logger } from '../plugin/logger.js';
 import type { RouteCatalog } from '../plugin/route-catalog.js';
+import type { AuthorizeOptions } from './authorize.js';
+import { installCors } from './cors.js';
 import { installErrorEnvelope } from './error-envelope.js';
 import { mountRoutes } from './mount-routes.js';
 
@@ -14,6 +17,8 @@ export interface ServerOptions {
   readonly port: number;
   readonly maxBodyBytes: number;
   readonly log: Logger;
+  readonly auth: () => AuthorizeOptions;
+  readonly cors: () => CorsPolicy | null;
 }
 
 export function createServer(catalog: RouteCatalog, containers: ReadonlyMap<string, DependencyContainer>, options: ServerOptions): Hapi.Server {
@@ -23,12 +28,15 @@ export function createServer(catalog: RouteCatalog, containers: ReadonlyMap<stri
     router: { stripTrailingSlash: true },
     routes: {
       timeout: { server: false, socket: false },
+      // Hapi answers preflights and sets the headers; installCors narrows them to the policy's origins.
+      cors: { origin: ['*'], additionalHeaders: ['x-service-actor', 'last-event-id'], additionalExposedHeaders: ['location', 'www-authenticate'] },
     },
     // Hapi's own debug output would print stacks to stderr; Loom logs instead.
     debug: false,
   });
   installErrorEnvelope(server, options.log);
-  mountRoutes(server, catalog, containers, { maxBodyBytes: options.maxBodyBytes });
+  installCors(server, options.cors);
+  mountRoutes(server, catalog, containers, { maxBodyBytes: options.maxBodyBytes, auth: options.auth });
   server.events.on('response', (request) => {
     const response = request.response as { statusCode?: number } | null;
     options.log.log('debug', 'request', {

@@ -91,6 +91,20 @@ export function installErrorEnvelope(server: Server, log: Logger): void {
         envelope = { object: 'error', code, message };
       }
     }
+    if (status === 401 || status === 403) {
+      // Denials go to the instance log, never to records (spec §4.10): who, which route, why.
+      const caller = (request.app as { loomCaller?: { kind: string; principal: string | null; serviceAccountId: string | null } }).loomCaller;
+      log.log('warn', 'permission denied', {
+        method: request.method.toUpperCase(),
+        path: request.path,
+        status,
+        code: envelope.code,
+        reason: envelope.message,
+        caller: caller ? { kind: caller.kind, principal: caller.principal, service_account_id: caller.serviceAccountId } : null,
+        remote_address: request.info.remoteAddress,
+      });
+      if (status === 401) headers['www-authenticate'] = 'Bearer realm="loom"';
+    }
     for (const [name, value] of Object.entries(response.output.headers ?? {})) {
       if (typeof value === 'string' && name.toLowerCase() !== 'content-type') headers[name] = value;
     }

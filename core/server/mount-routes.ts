@@ -11,6 +11,7 @@ import { LoomError } from '../errors/loom-error.js';
 import { Reply } from '../plugin/reply.js';
 import type { AnyRouteDecl } from '../plugin/route.js';
 import type { RouteCatalog } from '../plugin/route-catalog.js';
+import { authorize, type AuthorizeOptions } from './authorize.js';
 import { readBody } from './read-body.js';
 import { parseJsonBody } from './request-body.js';
 import { compileValidator, type Validator } from './validators.js';
@@ -18,6 +19,13 @@ import { compileValidator, type Validator } from './validators.js';
 export interface MountOptions {
   /** Default largest request body. @default 1 MiB */
   readonly maxBodyBytes: number;
+  /** Read per request, so an Authenticator exposed by a plugin is found however late it registered. */
+  readonly auth: () => AuthorizeOptions;
+}
+
+/** Where the authorized caller is kept on a Hapi request (for the denial log). */
+export interface RequestCallerSlot {
+  loomCaller?: import('../access/caller.js').Caller;
 }
 
 function successStatus(decl: AnyRouteDecl): number {
@@ -51,6 +59,10 @@ function toHapiRoute(decl: AnyRouteDecl, container: DependencyContainer, options
         const controller = new AbortController();
         request.raw.req.once('close', () => controller.abort());
         const headers = request.headers as Record<string, string | undefined>;
+        const remoteAddress = request.info.remoteAddress;
+        // Authenticate and check the scope before reading the body: an unauthorized client uploads nothing.
+        const caller = await authorize(decl.auth, { method: decl.method, path: request.path, headers, remoteAddress }, options.auth());
+        (request.app as RequestCallerSlot).loomCaller = caller;
         let body: unknown;
         if (hasBody) {
           body = parseJsonBody(await readBody(request.payload as Readable, maxBodyBytes), headers['content-type'], invalidInput);
@@ -62,6 +74,8 @@ function toHapiRoute(decl: AnyRouteDecl, container: DependencyContainer, options
           body: validators.body ? validators.body(body) : body,
           headers: validators.headers ? (validators.headers(headers) as typeof headers) : headers,
           signal: controller.signal,
+          caller,
+          remoteAddress,
         };
         const result = await decl.handler(input, deps);
         if (result instanceof Reply) {

@@ -4,6 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLoom, silentLogger, type Loom, PluginError } from '../../core/index.js';
 import { wordCountPlugin } from './word-count-plugin.js';
+import { SqliteRecordStore } from '../../storage/sqlite/index.js';
+import { ledgerPlugin } from '../../plugins/ledger/index.js';
+
+const storeIn = (dir: string) => new SqliteRecordStore({ path: join(dir, 'loom.sqlite') });
 
 describe('example: custom plugin (one route, one fold)', () => {
   let dir: string;
@@ -11,7 +15,7 @@ describe('example: custom plugin (one route, one fold)', () => {
   let url: string;
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'loom-plugin-'));
-    loom = await createLoom({ dataDir: dir, port: 0, logger: silentLogger, plugins: [{ plugin: wordCountPlugin, options: { minLength: 3 } }] });
+    loom = await createLoom({ store: storeIn(dir), dataDir: dir, port: 0, logger: silentLogger, plugins: [ledgerPlugin, { plugin: wordCountPlugin, options: { minLength: 3 } }] });
     url = await loom.start();
   });
   after(async () => {
@@ -45,13 +49,13 @@ describe('example: custom plugin (one route, one fold)', () => {
 
   it('has its options validated at registration, with both plugin names in dependency errors', async () => {
     try {
-      await createLoom({ dataDir: dir, logger: silentLogger, plugins: [{ plugin: wordCountPlugin, options: { minLength: 0 } }] });
+      await createLoom({ store: storeIn(dir), dataDir: dir, logger: silentLogger, plugins: [ledgerPlugin, { plugin: wordCountPlugin, options: { minLength: 0 } }] });
       expect.fail('expected invalid options to be refused');
     } catch (error) {
       expect(error).to.be.instanceOf(PluginError);
     }
     try {
-      await createLoom({ dataDir: dir, logger: silentLogger, plugins: [{ ...wordCountPlugin, name: 'needs-more', dependencies: ['absent'] }] });
+      await createLoom({ store: storeIn(dir), dataDir: dir, logger: silentLogger, plugins: [ledgerPlugin, { ...wordCountPlugin, name: 'needs-more', dependencies: ['absent'] }] });
       expect.fail('expected a missing dependency to be refused');
     } catch (error) {
       expect((error as Error).message).to.contain('needs-more').and.to.contain('absent');

@@ -1,21 +1,29 @@
 /**
- * Loom embedded in a few lines: SQLite under a temporary directory, the
- * always-loaded ledger plugin, one record ingested in-process, one read over
+ * Loom embedded in a few lines: the library root with a driver and the
+ * plugins this program chooses (SQLite under a temporary directory, the
+ * ledger plugin, no auth), one record ingested in-process, one read over
  * HTTP. Run: `node dist/examples/embed-minimal/main.js`.
  */
-import 'reflect-metadata';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createLoom, taskThreadId, newThreadNonce } from '../../core/index.js';
+import { createLoom, ENGINE_WRITE, taskThreadId, newThreadNonce } from '../../core/index.js';
+import { SqliteRecordStore } from '../../storage/sqlite/index.js';
+import { ledgerPlugin } from '../../plugins/ledger/index.js';
 
 export async function main(): Promise<void> {
   const dataDir = await mkdtemp(join(tmpdir(), 'loom-embed-'));
-  const loom = await createLoom({ dataDir, port: 0, logger: { log() {}, child() { return this; } } });
+  const loom = await createLoom({
+    store: new SqliteRecordStore({ path: join(dataDir, 'loom.sqlite') }),
+    plugins: [ledgerPlugin],
+    dataDir,
+    port: 0,
+    logger: { log() {}, child() { return this; } },
+  });
   const url = await loom.start();
   try {
     const thread = taskThreadId('EMBED-1', newThreadNonce());
-    const { stored } = await loom.engine.ingestor.ingest({
+    const { stored } = await loom.engine.ingestor.ingest(ENGINE_WRITE, {
       thread,
       actor: 'did:sync:user:alice',
       act: 'INTEND',

@@ -1,5 +1,6 @@
 /** The capabilities manifest (spec §2.8), built from what is actually loaded. */
 import { Type } from 'typebox';
+import type { Caller } from '../../core/access/caller.js';
 import type { CapabilityFlags } from '../../core/plugin/capabilities.js';
 import { HASHED_FIELDS, RECORD_ALGEBRA_VERSION } from '../../core/records/record.js';
 import { SUPPORTED_DID_METHODS } from '../../core/records/did-syntax.js';
@@ -10,7 +11,11 @@ export const CapabilitiesManifestSchema = Type.Object(
     object: Type.Literal('capabilities_manifest'),
     manifest_version: Type.String(),
     daemon: Type.Object({ version: Type.String(), api_version: Type.String(), spec_version: Type.String() }),
-    auth: Type.Object({ required: Type.Boolean() }),
+    auth: Type.Object({
+      required: Type.Boolean(),
+      is_authenticated: Type.Boolean({ description: 'Whether this request carried a valid credential.' }),
+      scopes: Type.Array(Type.String(), { description: "The caller's scopes and grains (every scope when enforcement is off)." }),
+    }),
     did_methods: Type.Array(Type.String()),
     record: Type.Object({ algebra_version: Type.String(), hashed_fields: Type.Array(Type.String()) }),
     mcp_tools: Type.Array(Type.String()),
@@ -29,13 +34,13 @@ export const CapabilitiesManifestSchema = Type.Object(
   { $id: 'CapabilitiesManifest' },
 );
 
-export function buildCapabilitiesManifest(info: ServerInfo, flags: CapabilityFlags) {
+export function buildCapabilitiesManifest(info: ServerInfo, flags: CapabilityFlags, caller: Caller) {
   const capabilities = flags.snapshot();
   return {
     object: 'capabilities_manifest' as const,
     manifest_version: MANIFEST_VERSION,
     daemon: { version: info.version, api_version: info.apiVersion, spec_version: info.specVersion },
-    auth: { required: info.authRequired() },
+    auth: { required: info.authRequired(), is_authenticated: caller.kind === 'credential', scopes: [...caller.scopes] },
     did_methods: SUPPORTED_DID_METHODS.map((m) => `did:${m}`),
     record: { algebra_version: RECORD_ALGEBRA_VERSION, hashed_fields: [...HASHED_FIELDS] },
     mcp_tools: [] as string[],

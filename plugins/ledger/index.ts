@@ -1,6 +1,7 @@
 /**
- * The ledger plugin: records, threads, folds and configuration reads over the
- * core engine. Always loaded by the reference server.
+ * The ledger plugin: records, threads, folds, configuration and the instance
+ * chrome over the core engine. Every read goes through the caller-aware
+ * RecordReader and every write through the ingest gates with the caller.
  */
 import { bindValue } from '../../core/di/token.js';
 import { definePlugin } from '../../core/plugin/plugin.js';
@@ -11,6 +12,12 @@ import { getConfigTopic } from './routes/get-config-topic.js';
 import { getGlobalFold } from './routes/get-global-fold.js';
 import { getHealth } from './routes/get-health.js';
 import { getRecord } from './routes/get-record.js';
+import { getInstanceBootstrap } from './routes/get-instance-bootstrap.js';
+import { getInstanceShell } from './routes/get-instance-shell.js';
+import { createThread } from './routes/create-thread.js';
+import { archiveThread } from './routes/archive-thread.js';
+import { writeConfigTopic } from './routes/write-config-topic.js';
+import { instanceChromeFold } from './instance-chrome-fold.js';
 import { getServiceDiscovery } from './routes/get-service-discovery.js';
 import { getThreadFold } from './routes/get-thread-fold.js';
 import { getThreadParticipants } from './routes/get-thread-participants.js';
@@ -35,6 +42,8 @@ export const LEDGER_ROUTES = [
   listRecords,
   queryRecords,
   listThreads,
+  createThread,
+  archiveThread,
   listThreadRecords,
   getThreadState,
   getThreadParticipants,
@@ -45,6 +54,9 @@ export const LEDGER_ROUTES = [
   getThreadFold,
   getConfig,
   getConfigTopic,
+  writeConfigTopic,
+  getInstanceBootstrap,
+  getInstanceShell,
 ] as const;
 
 export const ledgerPlugin = definePlugin({
@@ -54,7 +66,8 @@ export const ledgerPlugin = definePlugin({
   register(scope, options) {
     bindValue(scope.container, LedgerOptionsToken, options);
     for (const route of LEDGER_ROUTES) scope.route(route);
-    for (const flag of ['records.ingest', 'records.read', 'records.query', 'threads.read', 'threads.project', 'threads.watch', 'folds.read', 'config.read', 'namespaces.narrowing']) {
+    scope.fold(instanceChromeFold);
+    for (const flag of ['records.ingest', 'records.read', 'records.query', 'threads.read', 'threads.project', 'threads.watch', 'folds.read', 'config.read', 'config.write', 'threads.create', 'threads.archive', 'instance.chrome', 'namespaces.narrowing']) {
       scope.capability(flag, true);
     }
   },

@@ -28,6 +28,7 @@ export const ThreadStateSchema = Type.Object(
     ]),
     first_sequence: Type.Union([Type.Integer(), Type.Null()]),
     last_sequence: Type.Union([Type.Integer(), Type.Null()]),
+    archived: Type.Boolean({ description: 'Archived by DELETE /v1/threads/{id}: hidden from GET /v1/threads unless include_archived; its records stay.' }),
   },
   { $id: 'ThreadState' },
 );
@@ -43,6 +44,7 @@ export const ThreadSummarySchema = Type.Object(
     first_goal: Type.Union([Type.String(), Type.Null()]),
     first_sequence: Type.Integer(),
     last_sequence: Type.Integer(),
+    archived: Type.Boolean(),
   },
   { $id: 'ThreadSummary' },
 );

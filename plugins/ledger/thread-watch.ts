@@ -7,8 +7,8 @@
  * heartbeats keep idle connections (and proxies) alive.
  */
 import { PassThrough } from 'node:stream';
-import type { RecordBus } from '../../core/engine/broadcast.js';
-import type { RecordStore } from '../../storage/contract/record-store.js';
+import type { Caller } from '../../core/access/caller.js';
+import type { RecordReader } from '../../core/engine/record-reader.js';
 import type { StoredRecord } from '../../storage/contract/stored-record.js';
 
 export interface WatchOptions {
@@ -23,10 +23,10 @@ function event(stored: StoredRecord): string {
   return `id: ${stored.sequence}\nevent: record\ndata: ${JSON.stringify(stored.record)}\n\n`;
 }
 
-export function watchThread(store: RecordStore, bus: RecordBus, options: WatchOptions): PassThrough {
+export function watchThread(reader: RecordReader, caller: Caller, options: WatchOptions): PassThrough {
   const stream = new PassThrough();
-  const upTo = bus.position;
-  const subscription = bus.subscribe({ after: Math.max(upTo, options.after), filter: (stored) => stored.record.thread === options.thread });
+  const upTo = reader.position;
+  const subscription = reader.subscribe(caller, { after: Math.max(upTo, options.after), filter: (stored) => stored.record.thread === options.thread });
   const heartbeat = setInterval(() => stream.write(`: heartbeat ${new Date().toISOString()}\n\n`), options.heartbeatMs);
   heartbeat.unref();
 
@@ -48,12 +48,12 @@ export function watchThread(store: RecordStore, bus: RecordBus, options: WatchOp
     try {
       let after = options.after;
       while (!finished && after < upTo) {
-        const page = await store.listByThread(options.thread, { after, limit: 1000 });
+        const page = await reader.listByThread(caller, options.thread, { after, limit: 1000 });
         for (const stored of page.items) {
           if (stored.sequence > upTo) break;
           stream.write(event(stored));
         }
-        if (page.nextAfter === null || page.items.length === 0) break;
+        if (page.nextAfter === null) break;
         after = page.nextAfter;
       }
       for await (const stored of subscription) {

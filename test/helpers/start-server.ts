@@ -1,14 +1,17 @@
 /**
- * A real Loom over loopback HTTP for cross-cutting tests: createLoom on
- * 127.0.0.1, port 0 (the OS picks a free port), SQLite in a fresh temporary
- * directory and a silent logger. Any LoomOptions may be overridden.
- * `stop()` stops the server and removes the directory.
+ * A real Loom over loopback HTTP for cross-cutting tests: the reference
+ * composition (ledger, openapi, auth) on 127.0.0.1, port 0 (the OS picks a
+ * free port), SQLite in a fresh temporary directory and a silent logger.
+ * Auth is loaded but not required unless a test asks (`auth: {required: true}`),
+ * so tests of other surfaces run as the local caller. Any option may be
+ * overridden. `stop()` stops the server and removes the directory.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { silentLogger } from '../../core/plugin/logger.js';
-import { createLoom, type Loom, type LoomOptions } from '../../core/server/compose.js';
+import type { Loom } from '../../core/server/create-loom.js';
+import { createReferenceLoom, type ReferenceLoomOptions } from '../../core/cli/reference-loom.js';
 
 export interface StartedServer {
   /** Base URL, e.g. `http://127.0.0.1:54321`. */
@@ -19,11 +22,12 @@ export interface StartedServer {
   stop(): Promise<void>;
 }
 
-export async function startServer(options: LoomOptions = {}): Promise<StartedServer> {
-  const dataDir = await mkdtemp(join(tmpdir(), 'loom-test-'));
+export async function startServer(options: ReferenceLoomOptions & { keepDataDir?: boolean } = {}): Promise<StartedServer> {
+  const { keepDataDir, ...rest } = options;
+  const dataDir = rest.dataDir ?? (await mkdtemp(join(tmpdir(), 'loom-test-')));
   let loom: Loom | undefined;
   try {
-    loom = await createLoom({ host: '127.0.0.1', port: 0, storage: 'sqlite', dataDir, logger: silentLogger, ...options });
+    loom = await createReferenceLoom({ host: '127.0.0.1', port: 0, storage: 'sqlite', logger: silentLogger, ...rest, dataDir, auth: { required: false, ...rest.auth } });
     const url = await loom.start();
     const started = loom;
     return {
@@ -34,13 +38,13 @@ export async function startServer(options: LoomOptions = {}): Promise<StartedSer
         try {
           await started.stop();
         } finally {
-          await rm(dataDir, { recursive: true, force: true });
+          if (!keepDataDir) await rm(dataDir, { recursive: true, force: true });
         }
       },
     };
   } catch (error) {
     await loom?.stop().catch(() => {});
-    await rm(dataDir, { recursive: true, force: true });
+    if (!keepDataDir) await rm(dataDir, { recursive: true, force: true });
     throw error;
   }
 }

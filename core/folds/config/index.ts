@@ -1,2 +1,2 @@
-export * from './config-topics.js';
+export * from './config-topic.js';
 export * from './config-fold.js';

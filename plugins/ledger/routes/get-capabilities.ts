@@ -11,7 +11,7 @@ export const getCapabilities = defineRoute({
   tags: ['ledger'],
   auth: { scope: 'records:read' },
   responses: { 200: { description: 'The manifest.', schema: CapabilitiesManifestSchema } },
-  errors: ['AUTH_REQUIRED'],
+  errors: [],
   inject: { info: ServerInfo, flags: CapabilityFlagsToken },
-  handler: (_input, { info, flags }) => buildCapabilitiesManifest(info, flags),
+  handler: ({ caller }, { info, flags }) => buildCapabilitiesManifest(info, flags, caller),
 });

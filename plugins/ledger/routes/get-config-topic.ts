@@ -1,38 +1,45 @@
 import { Type } from 'typebox';
-import { FoldEngineToken } from '../../../core/engine/fold-engine.js';
+import { LoomEngineToken } from '../../../core/engine/loom-engine.js';
 import { LoomError } from '../../../core/errors/loom-error.js';
-import { CONFIG_TOPICS, type EngineConfig } from '../../../core/folds/config/config-topics.js';
+import type { EngineConfig } from '../../../core/folds/config/config-fold.js';
 import { defineRoute } from '../../../core/plugin/route.js';
-
-/** URL names of configuration slots: `rules` is the spec's name for routing rules (§4.10). */
-const SLOT_ALIASES: Record<string, keyof EngineConfig> = {
-  rules: 'routing_rules',
-  ...Object.fromEntries(Object.values(CONFIG_TOPICS).map((spec) => [spec.slot.replace(/_/g, '-'), spec.slot as keyof EngineConfig])),
-  ...Object.fromEntries(Object.values(CONFIG_TOPICS).map((spec) => [spec.slot, spec.slot as keyof EngineConfig])),
-  warnings: 'warnings',
-};
 
 export const getConfigTopic = defineRoute({
   operationId: 'getConfigTopic',
   method: 'GET',
   path: '/v1/config/{topic}',
-  summary: 'One part of the configuration in force',
-  description: `topic is a configuration slot: ${[...new Set(Object.values(SLOT_ALIASES))].join(', ')} (kebab-case accepted); \`rules\` gives the routing rules.`,
+  summary: 'One configuration topic in force',
+  description:
+    'topic is a registered configuration topic (GET /v1/config/topics lists them with their owners; kebab-case accepted), or `warnings`. ' +
+    'A single-valued topic answers its entry (null before any record); a keyed topic answers its entries by key.',
   tags: ['ledger'],
   auth: { scope: 'config:read' },
   request: { params: Type.Object({ topic: Type.String({ maxLength: 64 }) }) },
   responses: {
     200: {
-      description: 'The slot value, with the configuration watermark.',
-      schema: Type.Object({ object: Type.Literal('config'), topic: Type.String(), watermark: Type.Integer(), version: Type.Integer(), value: Type.Unknown() }, { $id: 'ConfigSlot' }),
+      description: 'The topic value, with the configuration watermark.',
+      schema: Type.Object(
+        { object: Type.Literal('config'), topic: Type.String(), owner: Type.Union([Type.String(), Type.Null()]), watermark: Type.Integer(), version: Type.Integer(), value: Type.Unknown() },
+        { $id: 'ConfigSlot' },
+      ),
     },
   },
-  errors: ['NOT_FOUND', 'AUTH_REQUIRED', 'SCOPE_FORBIDDEN'],
-  inject: { folds: FoldEngineToken },
-  handler: ({ params }, { folds }) => {
-    const slot = Object.prototype.hasOwnProperty.call(SLOT_ALIASES, params.topic) ? SLOT_ALIASES[params.topic] : undefined;
-    if (!slot) throw new LoomError('NOT_FOUND', `no configuration topic ${JSON.stringify(params.topic)} (topics: ${Object.keys(SLOT_ALIASES).join(', ')})`);
-    const answer = folds.global<EngineConfig>('engine_config');
-    return { object: 'config' as const, topic: slot, watermark: answer.watermark, version: answer.value.version, value: answer.value[slot] };
+  errors: ['NOT_FOUND'],
+  inject: { engine: LoomEngineToken },
+  handler: ({ params }, { engine }) => {
+    const answer = engine.folds.global<EngineConfig>('engine_config');
+    const base = { object: 'config' as const, watermark: answer.watermark, version: answer.value.version };
+    if (params.topic === 'topics') {
+      const topics = engine.configTopics.list().map(({ topic, owner }) => ({ topic: topic.topic, owner, keyed_by: topic.keyedBy, description: topic.description }));
+      return { ...base, topic: 'topics', owner: null, value: topics };
+    }
+    if (params.topic === 'warnings') return { ...base, topic: 'warnings', owner: null, value: answer.value.warnings };
+    const name = params.topic.replace(/-/g, '_');
+    const topic = engine.configTopics.get(name);
+    if (!topic) {
+      const known = engine.configTopics.list().map(({ topic }) => topic.topic);
+      throw new LoomError('NOT_FOUND', `no configuration topic ${JSON.stringify(params.topic)} is registered (topics: ${[...known, 'topics', 'warnings'].join(', ')})`);
+    }
+    return { ...base, topic: topic.topic, owner: engine.configTopics.ownerOf(name) ?? null, value: answer.value.topics[topic.topic] ?? null };
   },
 });

@@ -1,4 +1,4 @@
-import { FoldEngineToken } from '../../../core/engine/fold-engine.js';
+import { LoomEngineToken } from '../../../core/engine/loom-engine.js';
 import { defineRoute } from '../../../core/plugin/route.js';
 import { FoldAnswerSchema } from '../../../core/plugin/shared-schemas.js';
 
@@ -7,11 +7,13 @@ export const getConfig = defineRoute({
   method: 'GET',
   path: '/v1/config',
   summary: 'The configuration in force',
-  description: 'The engine_config fold: every topic of LEARN records on th_engine_config, latest per topic or key, plus warnings for records that did not apply.',
+  description:
+    'The engine_config fold: for every configuration topic a loaded plugin registered, the latest LEARN record on th_engine_config (per key for keyed topics), ' +
+    'plus warnings for records that did not apply (malformed, or a topic no loaded plugin owns).',
   tags: ['ledger'],
   auth: { scope: 'config:read' },
   responses: { 200: { description: 'The fold answer.', schema: FoldAnswerSchema } },
-  errors: ['AUTH_REQUIRED', 'SCOPE_FORBIDDEN'],
-  inject: { folds: FoldEngineToken },
-  handler: (_input, { folds }) => folds.global('engine_config'),
+  errors: [],
+  inject: { engine: LoomEngineToken },
+  handler: (_input, { engine }) => engine.folds.global('engine_config'),
 });

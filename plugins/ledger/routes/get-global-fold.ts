@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { FoldEngineToken } from '../../../core/engine/fold-engine.js';
+import { RecordReaderToken } from '../../../core/engine/record-reader.js';
 import { defineRoute } from '../../../core/plugin/route.js';
 import { FoldAnswerSchema } from '../../../core/plugin/shared-schemas.js';
 
@@ -12,7 +12,7 @@ export const getGlobalFold = defineRoute({
   auth: { scope: 'records:read' },
   request: { params: Type.Object({ name: Type.String({ pattern: '^[a-z][a-z0-9_]{0,63}$' }) }) },
   responses: { 200: { description: 'The fold answer.', schema: FoldAnswerSchema } },
-  errors: ['INVALID_SHAPE', 'NOT_FOUND', 'AUTH_REQUIRED', 'SCOPE_FORBIDDEN'],
-  inject: { folds: FoldEngineToken },
-  handler: ({ params }, { folds }) => folds.global(params.name),
+  errors: ['INVALID_SHAPE', 'NOT_FOUND', 'SCOPE_FORBIDDEN'],
+  inject: { reader: RecordReaderToken },
+  handler: ({ params, caller }, { reader }) => reader.globalFold(caller, params.name),
 });

@@ -20,5 +20,5 @@ export const getServiceDiscovery = defineRoute({
   },
   errors: [],
   inject: { info: ServerInfo, flags: CapabilityFlagsToken },
-  handler: (_input, { info, flags }) => ({ capabilities_manifest: buildCapabilitiesManifest(info, flags) }),
+  handler: ({ caller }, { info, flags }) => ({ capabilities_manifest: buildCapabilitiesManifest(info, flags, caller) }),
 });

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { FoldEngineToken } from '../../../core/engine/fold-engine.js';
+import { RecordReaderToken } from '../../../core/engine/record-reader.js';
 import { defineRoute } from '../../../core/plugin/route.js';
 import { FoldAnswerSchema } from '../../../core/plugin/shared-schemas.js';
 import { checkThreadId } from '../thread-param.js';
@@ -14,11 +14,11 @@ export const getThreadFold = defineRoute({
   auth: { scope: 'records:read' },
   request: { params: Type.Object({ name: Type.String({ pattern: '^[a-z][a-z0-9_]{0,63}$' }), key: Type.String({ maxLength: 80 }) }) },
   responses: { 200: { description: 'The fold answer.', schema: FoldAnswerSchema } },
-  errors: ['INVALID_SHAPE', 'NOT_FOUND', 'AUTH_REQUIRED', 'SCOPE_FORBIDDEN'],
-  inject: { folds: FoldEngineToken },
-  handler: ({ params }, { folds }) => {
+  errors: ['INVALID_SHAPE', 'NOT_FOUND'],
+  inject: { reader: RecordReaderToken },
+  handler: ({ params, caller }, { reader }) => {
     // Name first, so an unknown fold is 404 whatever the key.
-    if (!folds.has(params.name)) return folds.global(params.name);
-    return folds.thread(params.name, checkThreadId(params.key));
+    if (!reader.hasFold(params.name)) return reader.globalFold(caller, params.name);
+    return reader.threadFold(caller, params.name, checkThreadId(params.key));
   },
 });

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { FoldEngineToken } from '../../../core/engine/fold-engine.js';
+import { RecordReaderToken } from '../../../core/engine/record-reader.js';
 import { participantRows, type ThreadState } from '../../../core/folds/thread-state.js';
 import { defineRoute } from '../../../core/plugin/route.js';
 import { ParticipantSchema } from '../schemas.js';
@@ -19,11 +19,11 @@ export const getThreadParticipants = defineRoute({
       schema: Type.Object({ object: Type.Literal('list'), thread: Type.String(), watermark: Type.Integer(), data: Type.Array(ParticipantSchema) }, { $id: 'ParticipantList' }),
     },
   },
-  errors: ['INVALID_SHAPE', 'AUTH_REQUIRED', 'SCOPE_FORBIDDEN'],
-  inject: { folds: FoldEngineToken },
-  handler: async ({ params }, { folds }) => {
+  errors: ['INVALID_SHAPE'],
+  inject: { reader: RecordReaderToken },
+  handler: async ({ params, caller }, { reader }) => {
     const thread = checkThreadId(params.id);
-    const { state, watermark } = await folds.threadState<ThreadState>('thread_state', thread);
+    const { state, watermark } = await reader.threadFoldState<ThreadState>(caller, 'thread_state', thread);
     return {
       object: 'list' as const,
       thread,

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { FoldEngineToken } from '../../../core/engine/fold-engine.js';
+import { RecordReaderToken } from '../../../core/engine/record-reader.js';
 import { defineRoute } from '../../../core/plugin/route.js';
 import { ThreadStateSchema } from '../schemas.js';
 import { checkThreadId, ThreadParams } from '../thread-param.js';
@@ -19,7 +19,7 @@ export const getThreadState = defineRoute({
       schema: Type.Object({ fold_name: Type.Literal('thread_state'), cache_key: Type.String(), watermark: Type.Integer(), value: ThreadStateSchema }, { $id: 'ThreadStateAnswer' }),
     },
   },
-  errors: ['INVALID_SHAPE', 'AUTH_REQUIRED', 'SCOPE_FORBIDDEN'],
-  inject: { folds: FoldEngineToken },
-  handler: async ({ params }, { folds }) => folds.thread('thread_state', checkThreadId(params.id)),
+  errors: ['INVALID_SHAPE'],
+  inject: { reader: RecordReaderToken },
+  handler: async ({ params, caller }, { reader }) => reader.threadFold(caller, 'thread_state', checkThreadId(params.id)),
 });

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { FoldEngineToken } from '../../../core/engine/fold-engine.js';
+import { RecordReaderToken } from '../../../core/engine/record-reader.js';
 import { defineRoute } from '../../../core/plugin/route.js';
 
 export const listFolds = defineRoute({
@@ -21,7 +21,7 @@ export const listFolds = defineRoute({
       ),
     },
   },
-  errors: ['AUTH_REQUIRED', 'SCOPE_FORBIDDEN'],
-  inject: { folds: FoldEngineToken },
-  handler: (_input, { folds }) => ({ object: 'list' as const, data: folds.list() }),
+  errors: [],
+  inject: { reader: RecordReaderToken },
+  handler: (_input, { reader }) => ({ object: 'list' as const, data: reader.listFolds() }),
 });

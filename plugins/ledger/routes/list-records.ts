@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { LoomError } from '../../../core/errors/loom-error.js';
 import { defineRoute } from '../../../core/plugin/route.js';
-import { RecordStore } from '../../../storage/contract/record-store.js';
+import { RecordReaderToken } from '../../../core/engine/record-reader.js';
 import { toRecordList } from '../record-pages.js';
 import { Cursor, PageLimit, RecordList } from '../schemas.js';
 
@@ -25,13 +25,13 @@ export const listRecords = defineRoute({
     ),
   },
   responses: { 200: { description: 'A page of records.', schema: RecordList } },
-  errors: ['INVALID_SHAPE', 'AUTH_REQUIRED', 'SCOPE_FORBIDDEN'],
-  inject: { store: RecordStore },
-  handler: async ({ query }, { store }) => {
+  errors: ['INVALID_SHAPE'],
+  inject: { reader: RecordReaderToken },
+  handler: async ({ query, caller }, { reader }) => {
     if ((query.thread === undefined) === (query.actor === undefined)) {
       throw new LoomError('INVALID_SHAPE', 'query: give exactly one of thread or actor');
     }
     const page = { after: query.after ? Number(query.after) : 0, limit: query.limit };
-    return toRecordList(query.thread !== undefined ? await store.listByThread(query.thread, page) : await store.listByActor(query.actor!, page));
+    return toRecordList(query.thread !== undefined ? await reader.listByThread(caller, query.thread, page) : await reader.listByActor(caller, query.actor!, page));
   },
 });

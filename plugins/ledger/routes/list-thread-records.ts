@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { defineRoute } from '../../../core/plugin/route.js';
-import { RecordStore } from '../../../storage/contract/record-store.js';
+import { RecordReaderToken } from '../../../core/engine/record-reader.js';
 import { toRecordList } from '../record-pages.js';
 import { Cursor, PageLimit, RecordList } from '../schemas.js';
 import { checkThreadId, ThreadParams } from '../thread-param.js';
@@ -17,8 +17,8 @@ export const listThreadRecords = defineRoute({
     query: Type.Object({ after: Type.Optional(Cursor), limit: Type.Optional(PageLimit) }, { additionalProperties: false }),
   },
   responses: { 200: { description: 'A page of the thread records.', schema: RecordList } },
-  errors: ['INVALID_SHAPE', 'AUTH_REQUIRED', 'SCOPE_FORBIDDEN'],
-  inject: { store: RecordStore },
-  handler: async ({ params, query }, { store }) =>
-    toRecordList(await store.listByThread(checkThreadId(params.id), { after: query.after ? Number(query.after) : 0, limit: query.limit })),
+  errors: ['INVALID_SHAPE'],
+  inject: { reader: RecordReaderToken },
+  handler: async ({ params, query, caller }, { reader }) =>
+    toRecordList(await reader.listByThread(caller, checkThreadId(params.id), { after: query.after ? Number(query.after) : 0, limit: query.limit })),
 });

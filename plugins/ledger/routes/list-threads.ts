@@ -1,8 +1,7 @@
 import { Type } from 'typebox';
-import { FoldEngineToken } from '../../../core/engine/fold-engine.js';
 import type { ThreadStateValue } from '../../../core/folds/thread-state.js';
 import { defineRoute } from '../../../core/plugin/route.js';
-import { RecordStore } from '../../../storage/contract/record-store.js';
+import { RecordReaderToken } from '../../../core/engine/record-reader.js';
 import { PageLimit, ThreadList } from '../schemas.js';
 
 export const listThreads = defineRoute({
@@ -10,20 +9,27 @@ export const listThreads = defineRoute({
   method: 'GET',
   path: '/v1/threads',
   summary: 'List threads',
-  description: 'Threads in id order with their record count, last clock, participants, status and first goal. Page with after=next_cursor.',
+  description: 'Threads in id order with their record count, last clock, participants, status and first goal; archived threads only with include_archived=true (a page may then be short). Page with after=next_cursor.',
   tags: ['ledger'],
   auth: { scope: 'records:read' },
   request: {
-    query: Type.Object({ after: Type.Optional(Type.String({ maxLength: 80 })), limit: Type.Optional(PageLimit) }, { additionalProperties: false }),
+    query: Type.Object(
+      {
+        after: Type.Optional(Type.String({ maxLength: 80 })),
+        limit: Type.Optional(PageLimit),
+        include_archived: Type.Optional(Type.Boolean({ default: false, description: 'Also list threads archived by DELETE /v1/threads/{id}.' })),
+      },
+      { additionalProperties: false },
+    ),
   },
   responses: { 200: { description: 'A page of threads.', schema: ThreadList } },
-  errors: ['INVALID_SHAPE', 'AUTH_REQUIRED', 'SCOPE_FORBIDDEN'],
-  inject: { store: RecordStore, folds: FoldEngineToken },
-  handler: async ({ query }, { store, folds }) => {
-    const page = await store.listThreads({ after: query.after, limit: query.limit });
-    const data = await Promise.all(
+  errors: ['INVALID_SHAPE'],
+  inject: { reader: RecordReaderToken },
+  handler: async ({ query, caller }, { reader }) => {
+    const page = await reader.listThreads(caller, { after: query.after, limit: query.limit });
+    const rows = await Promise.all(
       page.items.map(async (summary) => {
-        const state = (await folds.thread<ThreadStateValue>('thread_state', summary.thread)).value;
+        const state = (await reader.threadFold<ThreadStateValue>(caller, 'thread_state', summary.thread)).value;
         return {
           object: 'thread' as const,
           thread: summary.thread,
@@ -34,9 +40,12 @@ export const listThreads = defineRoute({
           first_goal: state.first_goal,
           first_sequence: summary.firstSequence,
           last_sequence: summary.lastSequence,
+          archived: state.archived,
         };
       }),
     );
+    // Archived threads leave the page, not the cursor: has_more and next_cursor still follow the store's pages.
+    const data = query.include_archived ? rows : rows.filter((row) => !row.archived);
     return { object: 'list' as const, data, has_more: page.nextAfter !== null, next_cursor: page.nextAfter };
   },
 });

@@ -1,9 +1,8 @@
 import { Type } from 'typebox';
-import { FoldEngineToken } from '../../../core/engine/fold-engine.js';
 import type { ThreadStateValue } from '../../../core/folds/thread-state.js';
 import type { LoomRecord } from '../../../core/records/record.js';
 import { defineRoute } from '../../../core/plugin/route.js';
-import { RecordStore } from '../../../storage/contract/record-store.js';
+import { RecordReaderToken } from '../../../core/engine/record-reader.js';
 import { projectMessages, projectTui } from '../thread-projection.js';
 import { checkThreadId, ThreadParams } from '../thread-param.js';
 
@@ -57,16 +56,16 @@ export const projectThread = defineRoute({
       ),
     },
   },
-  errors: ['INVALID_SHAPE', 'AUTH_REQUIRED', 'SCOPE_FORBIDDEN'],
-  inject: { store: RecordStore, folds: FoldEngineToken },
-  handler: async ({ params, query }, { store, folds }) => {
+  errors: ['INVALID_SHAPE'],
+  inject: { reader: RecordReaderToken },
+  handler: async ({ params, query, caller }, { reader }) => {
     const thread = checkThreadId(params.id);
     const records: LoomRecord[] = [];
     let after = 0;
     let truncated = false;
     let watermark = 0;
     for (;;) {
-      const page = await store.listByThread(thread, { after, limit: 1000 });
+      const page = await reader.listByThread(caller, thread, { after, limit: 1000 });
       for (const stored of page.items) {
         if (records.length >= PROJECTION_MAX_RECORDS) {
           truncated = true;
@@ -81,7 +80,7 @@ export const projectThread = defineRoute({
     const format = query.format ?? 'tui';
     const base = { object: 'thread_projection' as const, thread, format, watermark, truncated };
     if (format === 'messages') return { ...base, messages: projectMessages(records) };
-    const state = (await folds.thread<ThreadStateValue>('thread_state', thread)).value;
+    const state = (await reader.threadFold<ThreadStateValue>(caller, 'thread_state', thread)).value;
     return { ...base, text: projectTui(state, records, query.width ?? 100) };
   },
 });

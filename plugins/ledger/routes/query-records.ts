@@ -1,5 +1,5 @@
 import { defineRoute } from '../../../core/plugin/route.js';
-import { RecordStore } from '../../../storage/contract/record-store.js';
+import { RecordReaderToken } from '../../../core/engine/record-reader.js';
 import { parseRecordQuery } from '../../../storage/contract/query/parse-query.js';
 import { LoomError } from '../../../core/errors/loom-error.js';
 import { RecordQueryBody, RecordQueryResult } from '../schemas.js';
@@ -20,12 +20,13 @@ export const queryRecords = defineRoute({
   bodyValidation: 'handler',
   invalidInput: 'INVALID_QUERY',
   responses: { 200: { description: 'Matching records.', schema: RecordQueryResult } },
-  errors: ['INVALID_QUERY', 'INTERNAL', 'AUTH_REQUIRED', 'SCOPE_FORBIDDEN', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE'],
-  inject: { store: RecordStore },
-  handler: async ({ body }, { store }) => {
+  errors: ['INVALID_QUERY', 'INTERNAL', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE'],
+  inject: { reader: RecordReaderToken },
+  handler: async ({ body, caller }, { reader }) => {
     const query = parseRecordQuery(body ?? {});
-    if (!store.capabilities.structuredQuery) throw new LoomError('INVALID_QUERY', `the ${store.capabilities.backend} store does not support structured queries`);
-    const result = await store.query(query);
+    if (!reader.storeCapabilities.structuredQuery) throw new LoomError('INVALID_QUERY', `the ${reader.storeCapabilities.backend} store does not support structured queries`);
+    // matched_total counts what this caller may see (spec §4.2).
+    const result = await reader.query(caller, query);
     return {
       object: 'list' as const,
       data: result.items.map((stored) => stored.record),

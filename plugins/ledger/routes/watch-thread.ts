@@ -1,9 +1,8 @@
 import { Type } from 'typebox';
-import { RecordBusToken } from '../../../core/engine/broadcast.js';
 import { LoomError } from '../../../core/errors/loom-error.js';
 import { Reply } from '../../../core/plugin/reply.js';
 import { defineRoute } from '../../../core/plugin/route.js';
-import { RecordStore } from '../../../storage/contract/record-store.js';
+import { RecordReaderToken } from '../../../core/engine/record-reader.js';
 import { LedgerOptionsToken } from '../config.js';
 import { checkThreadId, ThreadParams } from '../thread-param.js';
 import { watchThread as openWatch } from '../thread-watch.js';
@@ -23,16 +22,17 @@ export const watchThread = defineRoute({
     query: Type.Object({ after: Type.Optional(Type.String({ pattern: '^[0-9]{1,16}$' })) }, { additionalProperties: false }),
   },
   responses: { 200: { description: 'An event stream of record events.', contentType: 'text/event-stream' } },
-  errors: ['INVALID_SHAPE', 'AUTH_REQUIRED', 'SCOPE_FORBIDDEN'],
-  inject: { store: RecordStore, bus: RecordBusToken, options: LedgerOptionsToken },
-  handler: ({ params, query, headers, signal }, { store, bus, options }) => {
+  errors: ['INVALID_SHAPE'],
+  inject: { reader: RecordReaderToken, options: LedgerOptionsToken },
+  handler: ({ params, query, headers, signal, caller }, { reader, options }) => {
     const thread = checkThreadId(params.id);
     const lastEventId = headers['last-event-id'];
     if (lastEventId !== undefined && !/^[0-9]{1,16}$/.test(lastEventId)) {
       throw new LoomError('INVALID_SHAPE', 'headers.last-event-id: must be the sequence of the last event received');
     }
     const after = Number(lastEventId ?? query.after ?? 0);
-    const stream = openWatch(store, bus, { thread, after, heartbeatMs: options.watchHeartbeatMs, signal });
+    // The feed carries only what the caller may see; a thread it may not see streams nothing, as a missing one does.
+    const stream = openWatch(reader, caller, { thread, after, heartbeatMs: options.watchHeartbeatMs, signal });
     return Reply.stream(stream, {
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-cache',

@@ -1,60 +1,54 @@
 /**
- * The composition root: options → container → driver → engine → plugins →
- * server. The only file in core that names concrete drivers and plugins.
- * `createLoom` builds everything without listening; `start()` opens storage,
- * rebuilds folds, starts loops and listens; `stop()` drains in-flight
- * requests, stops loops and flushes storage.
+ * The composition root of the library: a store instance and a plugin list →
+ * container → engine → plugins → server. It names no driver and no plugin;
+ * an application chooses them (the reference server's is
+ * core/cli/reference-loom.ts). `createLoom` builds everything without
+ * listening; `start()` opens storage, rebuilds folds, runs the plugins'
+ * start hooks, starts the loops and listens; `stop()` reverses that.
  */
-import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { join, resolve as resolvePath } from 'node:path';
 import type Hapi from '@hapi/hapi';
 import { container as globalContainer, type DependencyContainer } from 'tsyringe';
+import { Authenticator } from '../access/authenticator.js';
+import { CorsPolicy } from '../access/cors-policy.js';
 import { bindValue } from '../di/token.js';
 import { RecordBusToken } from '../engine/broadcast.js';
 import { FoldEngineToken } from '../engine/fold-engine.js';
 import { IngestorToken } from '../engine/ingest.js';
 import { LoomEngine, LoomEngineToken } from '../engine/loom-engine.js';
+import { RecordReaderToken } from '../engine/record-reader.js';
+import { Config } from '../folds/config/config-topic.js';
 import { CapabilityFlags, CapabilityFlagsToken } from '../plugin/capabilities.js';
 import { jsonLogger, Logger } from '../plugin/logger.js';
 import type { PluginRegistration } from '../plugin/plugin.js';
 import { registerPlugins } from '../plugin/plugin-host.js';
 import { RouteCatalog, RouteCatalogToken } from '../plugin/route-catalog.js';
 import { RecordStore } from '../../storage/contract/record-store.js';
-import { LevelRecordStore } from '../../storage/level/index.js';
-import { SqliteRecordStore } from '../../storage/sqlite/index.js';
-import { ledgerPlugin } from '../../plugins/ledger/index.js';
-import { openapiPlugin } from '../../openapi/openapi-plugin.js';
 import { createServer } from './create-server.js';
 import { API_VERSION, ServerInfo, SPEC_VERSION } from './server-info.js';
 import { LOOM_VERSION } from './version.js';
-
-export const STORE_BACKENDS = ['sqlite', 'level'] as const;
-export type StoreBackend = (typeof STORE_BACKENDS)[number];
+import { randomBytes } from 'node:crypto';
 
 export interface LoomOptions {
-  /** A backend name (stored under `dataDir`) or a ready driver instance. @default 'sqlite' */
-  readonly storage?: StoreBackend | RecordStore;
-  /** Where the embedded store keeps its files. @default './data' */
-  readonly dataDir?: string;
-  /** Plugins besides the always-loaded ledger and openapi plugins, each optionally with options. */
+  /** The record store (a driver instance, not yet opened). */
+  readonly store: RecordStore;
+  /** The plugins, each optionally with its options; dependencies are ordered by the host. */
   readonly plugins?: readonly PluginRegistration[];
-  /** Options of the ledger plugin. */
-  readonly ledger?: { watchHeartbeatMs?: number };
+  /** Where persistent plugin state lives (`<dataDir>/plugins/<name>/`); null for none. @default null */
+  readonly dataDir?: string | null;
   /** @default '127.0.0.1' */
   readonly host?: string;
   /** @default 9100 */
   readonly port?: number;
   /** Largest request body in bytes. @default 1048576 */
   readonly maxBodyBytes?: number;
-  /** Binds 127.0.0.1 and disables auth enforcement regardless of configuration (emergency use). */
+  /** Binds 127.0.0.1, and requests without a credential run with every scope whatever the configuration (emergency use). */
   readonly insecureLocalhost?: boolean;
   /** @default JSON lines on stdout at level info */
   readonly logger?: Logger;
-  /** `full` fsyncs every commit (survives power loss); `normal` survives process crashes. @default 'full' */
-  readonly durability?: 'full' | 'normal';
-  /** The instance's DID. @default a `did:sync:system:` DID persisted in the data directory */
+  /** The instance's DID. @default an ephemeral `did:sync:system:` DID (the reference server persists one) */
   readonly instanceDid?: string;
+  /** Backends the application can run on, for the capabilities manifest. @default the store's own */
+  readonly storeBackends?: readonly string[];
 }
 
 export interface Loom {
@@ -71,50 +65,21 @@ export interface Loom {
   stop(options?: { timeoutMs?: number }): Promise<void>;
 }
 
-function openStore(storage: StoreBackend, dataDir: string, durability: 'full' | 'normal'): RecordStore {
-  switch (storage) {
-    case 'sqlite':
-      return new SqliteRecordStore({ path: join(dataDir, 'loom.sqlite'), durability });
-    case 'level':
-      return new LevelRecordStore({ path: join(dataDir, 'level'), durability });
-    default:
-      throw new Error(`unknown storage backend ${JSON.stringify(storage)} (backends: ${STORE_BACKENDS.join(', ')})`);
-  }
-}
-
-async function instanceDidFor(dataDir: string | null): Promise<string> {
-  if (!dataDir) return `did:sync:system:loom-${randomBytes(8).toString('hex')}`;
-  const file = join(dataDir, 'instance.json');
-  try {
-    const saved = JSON.parse(await readFile(file, 'utf8')) as { did?: string };
-    if (typeof saved.did === 'string') return saved.did;
-  } catch {
-    // first start: mint one below
-  }
-  const did = `did:sync:system:loom-${randomBytes(8).toString('hex')}`;
-  await mkdir(dataDir, { recursive: true });
-  await writeFile(file, JSON.stringify({ did }, null, 2) + '\n');
-  return did;
-}
-
-export async function createLoom(options: LoomOptions = {}): Promise<Loom> {
+export async function createLoom(options: LoomOptions): Promise<Loom> {
   const log = options.logger ?? jsonLogger();
-  const storage = options.storage ?? 'sqlite';
-  const dataDir = typeof storage === 'string' ? resolvePath(options.dataDir ?? './data') : options.dataDir ? resolvePath(options.dataDir) : null;
-  if (dataDir) await mkdir(dataDir, { recursive: true });
-  const store = typeof storage === 'string' ? openStore(storage, dataDir!, options.durability ?? 'full') : storage;
-
+  const store = options.store;
   const root = globalContainer.createChildContainer();
-  const engine = new LoomEngine({ store, onError: (error, context) => log.log('error', context, { error: String(error) }) });
+  const engine = new LoomEngine({ store, onError: (error, context) => log.log('error', context, { error: String(error), stack: (error as Error)?.stack }) });
   const capabilities = new CapabilityFlags();
+  const authenticator = () => (root.isRegistered(Authenticator, false) ? root.resolve<Authenticator>(Authenticator) : null);
   const info: ServerInfo = {
     version: LOOM_VERSION,
     apiVersion: API_VERSION,
     specVersion: SPEC_VERSION,
-    instanceDid: options.instanceDid ?? (await instanceDidFor(dataDir)),
+    instanceDid: options.instanceDid ?? `did:sync:system:loom-${randomBytes(8).toString('hex')}`,
     storeBackend: store.capabilities.backend,
-    storeBackends: typeof storage === 'string' ? [...STORE_BACKENDS] : [store.capabilities.backend],
-    authRequired: () => false,
+    storeBackends: [...(options.storeBackends ?? [store.capabilities.backend])],
+    authRequired: () => (options.insecureLocalhost ? false : (authenticator()?.required() ?? false)),
     conventions: { decisions_path: null, identity_path: null, sync_path: null, trust_path: null },
   };
   bindValue(root, Logger, log);
@@ -123,28 +88,43 @@ export async function createLoom(options: LoomOptions = {}): Promise<Loom> {
   bindValue(root, RecordBusToken, engine.bus);
   bindValue(root, FoldEngineToken, engine.folds);
   bindValue(root, IngestorToken, engine.ingestor);
+  bindValue(root, RecordReaderToken, engine.reader);
+  bindValue(root, Config, engine.config);
   bindValue(root, CapabilityFlagsToken, capabilities);
   bindValue(root, ServerInfo, info);
 
   const catalog = new RouteCatalog();
   bindValue(root, RouteCatalogToken, catalog);
-  const registered = await registerPlugins([{ plugin: ledgerPlugin, options: options.ledger ?? {} }, openapiPlugin, ...(options.plugins ?? [])], {
+  const registered = await registerPlugins(options.plugins ?? [], {
     root,
     catalog,
     capabilities,
     log,
+    dataDir: options.dataDir ?? null,
     fold: (fold) => engine.folds.register(fold),
     loop: (loop) => engine.addLoop(loop),
+    ingestGate: (gate) => engine.addIngestGate(gate),
+    readPolicy: (policy) => engine.addReadPolicy(policy),
+    configTopic: (topic, owner) => engine.configTopics.register(topic, owner),
   });
 
   const host = options.insecureLocalhost ? '127.0.0.1' : (options.host ?? '127.0.0.1');
-  const server = createServer(catalog, registered.containers, { host, port: options.port ?? 9100, maxBodyBytes: options.maxBodyBytes ?? 1024 * 1024, log });
+  const server = createServer(catalog, registered.containers, {
+    host,
+    port: options.port ?? 9100,
+    maxBodyBytes: options.maxBodyBytes ?? 1024 * 1024,
+    log,
+    auth: () => ({ authenticator: authenticator(), enforcementDisabled: options.insecureLocalhost === true }),
+    cors: () => (root.isRegistered(CorsPolicy, false) ? root.resolve<CorsPolicy>(CorsPolicy) : null),
+  });
 
   let initialized: Promise<void> | null = null;
   const initialize = () =>
     (initialized ??= (async () => {
       await engine.start();
+      // Plugins start on rebuilt folds; loops start once every plugin is ready.
       for (const hook of registered.startHooks) await hook();
+      await engine.startLoops();
       await server.initialize();
     })());
 
@@ -167,6 +147,8 @@ export async function createLoom(options: LoomOptions = {}): Promise<Loom> {
         // End live streams first so draining does not wait on them, then let in-flight requests finish.
         engine.bus.closeAll();
         await server.stop({ timeout: timeoutMs });
+        // Loops stop before the plugins they use are torn down.
+        await engine.stopLoops();
         for (const hook of [...registered.stopHooks].reverse()) {
           try {
             await hook();

@@ -1,0 +1,76 @@
+/**
+ * Who is calling: every request resolves to one Caller before its input is
+ * validated, and every write carries one into the ingest gates. Plain frozen
+ * data; only the plugin that issued a credential interprets its `claims`.
+ */
+import { ALL_SCOPES_GRANT } from './scopes.js';
+
+export type CallerKind =
+  /** No credential on an exempt or optional route. */
+  | 'anonymous'
+  /** Enforcement is off (no authenticator, auth not required, --insecure-localhost) and no credential was sent: all scopes. */
+  | 'local'
+  /** A verified credential (a bearer token, a peer token). */
+  | 'credential'
+  /** The engine's and plugins' own writes (heartbeat, loops, the auth plugin's records). Gates still run. */
+  | 'system';
+
+export interface Caller {
+  readonly kind: CallerKind;
+  /** The principal DID the credential belongs to; null for anonymous and local. */
+  readonly principal: string | null;
+  /** The service account the credential was minted for, if any. */
+  readonly serviceAccountId: string | null;
+  /** The credential's own id (a token id), if any. */
+  readonly credentialId: string | null;
+  /** Scopes and wire grains as snapshotted at issuance (spec §5.2, §5.3), e.g. `records:read`, `thread:th_…:read`. */
+  readonly scopes: readonly string[];
+  /** DIDs this credential may write as (exact DIDs, or a prefix ending in `*`). */
+  readonly actors: readonly string[];
+  /** The DID claimed with X-Service-Actor, already admitted against `actors`; null when none was claimed. */
+  readonly actor: string | null;
+  /** ISO 8601 expiry of the credential, or null for none. */
+  readonly expiresAt: string | null;
+  /** The delegation grant this credential is parented to, and its ancestors back to the root (spec §5.4). */
+  readonly grantId: string | null;
+  readonly grantChain: readonly string[];
+  /** Facts only their issuing plugin interprets, keyed `<plugin>.<name>`. */
+  readonly claims: Readonly<Record<string, unknown>>;
+}
+
+function caller(fields: Partial<Caller> & Pick<Caller, 'kind'>): Caller {
+  return Object.freeze({
+    principal: null,
+    serviceAccountId: null,
+    credentialId: null,
+    scopes: Object.freeze([]),
+    actors: Object.freeze([]),
+    actor: null,
+    expiresAt: null,
+    grantId: null,
+    grantChain: Object.freeze([]),
+    claims: Object.freeze({}),
+    ...fields,
+  });
+}
+
+/** Makes a credential caller (frozen, with defaults for what the credential does not carry). */
+export function credentialCaller(fields: Partial<Omit<Caller, 'kind'>>): Caller {
+  return caller({
+    ...fields,
+    kind: 'credential',
+    scopes: Object.freeze([...(fields.scopes ?? [])]),
+    actors: Object.freeze([...(fields.actors ?? [])]),
+    grantChain: Object.freeze([...(fields.grantChain ?? [])]),
+    claims: Object.freeze({ ...(fields.claims ?? {}) }),
+  });
+}
+
+export const ANONYMOUS: Caller = caller({ kind: 'anonymous' });
+export const LOCAL: Caller = caller({ kind: 'local', scopes: Object.freeze([ALL_SCOPES_GRANT]), actors: Object.freeze(['*']) });
+export const SYSTEM: Caller = caller({ kind: 'system', principal: null, scopes: Object.freeze([ALL_SCOPES_GRANT]), actors: Object.freeze(['*']) });
+
+/** The same caller acting as `actor` (an admitted X-Service-Actor claim). */
+export function withActorClaim(base: Caller, actor: string): Caller {
+  return Object.freeze({ ...base, actor });
+}

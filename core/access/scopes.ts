@@ -1,0 +1,61 @@
+/**
+ * Scopes (spec §5.2, a closed enum) and wire grains (§5.3). A route declares
+ * one coarse scope; `covers` is the coarse gate every credential passes
+ * first. A grain (`thread:<id>:read`, `namespace:<ns>:write`, …) passes the
+ * coarse gate of its route class, and the per-resource half of it is applied
+ * by the read policy and the ingest gates of the plugin that issued it.
+ */
+export const SCOPES = ['records:read', 'records:write', 'threads:write', 'federation:manage', 'config:read', 'config:write', 'admin'] as const;
+export type Scope = (typeof SCOPES)[number];
+
+/** `admin` covers every scope. */
+export const ALL_SCOPES_GRANT: Scope = 'admin';
+
+export type GrainKind = 'thread' | 'namespace';
+export type GrainAccess = 'read' | 'write';
+
+export interface Grain {
+  readonly kind: GrainKind;
+  /** The thread id or namespace id. */
+  readonly resource: string;
+  readonly access: GrainAccess;
+}
+
+const GRAIN = /^(thread|namespace):([^:\s]{1,256}):(read|write)$/;
+
+export function isScope(value: unknown): value is Scope {
+  return typeof value === 'string' && (SCOPES as readonly string[]).includes(value);
+}
+
+/** The grain a scope string names, or null when it is not a grain. */
+export function parseGrain(scope: string): Grain | null {
+  const match = GRAIN.exec(scope);
+  return match ? { kind: match[1] as GrainKind, resource: match[2]!, access: match[3] as GrainAccess } : null;
+}
+
+/** A scope or a well-formed grain (what a credential may carry). */
+export function isScopeOrGrain(value: unknown): value is string {
+  return isScope(value) || (typeof value === 'string' && parseGrain(value) !== null);
+}
+
+export function isAdmin(scopes: readonly string[]): boolean {
+  return scopes.includes(ALL_SCOPES_GRANT);
+}
+
+/**
+ * The coarse gate: the exact scope, `admin`, or a grain of the route class
+ * (`…:read` grains pass `records:read`, `…:write` grains pass `records:write`).
+ */
+export function covers(scopes: readonly string[], required: Scope): boolean {
+  if (scopes.includes(required) || scopes.includes(ALL_SCOPES_GRANT)) return true;
+  if (required !== 'records:read' && required !== 'records:write') return false;
+  const access: GrainAccess = required === 'records:read' ? 'read' : 'write';
+  return scopes.some((scope) => parseGrain(scope)?.access === access);
+}
+
+/** The grains of one access, or null when a coarse scope (or admin) makes the caller unrestricted for it. */
+export function grainsFor(scopes: readonly string[], access: GrainAccess): Grain[] | null {
+  const coarse: Scope = access === 'read' ? 'records:read' : 'records:write';
+  if (scopes.includes(coarse) || scopes.includes(ALL_SCOPES_GRANT)) return null;
+  return scopes.map(parseGrain).filter((grain): grain is Grain => grain !== null && grain.access === access);
+}

@@ -1,0 +1,76 @@
+/**
+ * The reference server's composition: which driver (by name, under the data
+ * directory), which plugins (ledger, openapi and auth, plus any given), and
+ * the instance DID persisted in the data directory. The library's root
+ * (core/server/create-loom.ts) names none of these; this application does.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join, resolve as resolvePath } from 'node:path';
+import { createLoom, type Loom, type LoomOptions } from '../server/create-loom.js';
+import type { PluginRegistration } from '../plugin/plugin.js';
+import type { RecordStore } from '../../storage/contract/record-store.js';
+import { LevelRecordStore } from '../../storage/level/index.js';
+import { SqliteRecordStore } from '../../storage/sqlite/index.js';
+import { ledgerPlugin } from '../../plugins/ledger/index.js';
+import { authPlugin, type AuthOptions } from '../../plugins/auth/index.js';
+import { openapiPlugin } from '../../openapi/openapi-plugin.js';
+
+export const STORE_BACKENDS = ['sqlite', 'level'] as const;
+export type StoreBackend = (typeof STORE_BACKENDS)[number];
+
+export interface ReferenceLoomOptions extends Omit<LoomOptions, 'store' | 'plugins' | 'dataDir' | 'storeBackends'> {
+  /** A backend name (stored under `dataDir`) or a ready driver instance. @default 'sqlite' */
+  readonly storage?: StoreBackend | RecordStore;
+  /** Where the store, plugin state and the instance identity live. @default './data' */
+  readonly dataDir?: string;
+  /** Plugins besides ledger, openapi and auth. */
+  readonly plugins?: readonly PluginRegistration[];
+  /** Options of the ledger plugin. */
+  readonly ledger?: { watchHeartbeatMs?: number };
+  /** Options of the auth plugin. @default auth required */
+  readonly auth?: Partial<AuthOptions>;
+  /** `full` fsyncs every commit (survives power loss); `normal` survives process crashes. @default 'full' */
+  readonly durability?: 'full' | 'normal';
+}
+
+function openStore(storage: StoreBackend, dataDir: string, durability: 'full' | 'normal'): RecordStore {
+  switch (storage) {
+    case 'sqlite':
+      return new SqliteRecordStore({ path: join(dataDir, 'loom.sqlite'), durability });
+    case 'level':
+      return new LevelRecordStore({ path: join(dataDir, 'level'), durability });
+    default:
+      throw new Error(`unknown storage backend ${JSON.stringify(storage)} (backends: ${STORE_BACKENDS.join(', ')})`);
+  }
+}
+
+/** The instance DID saved in the data directory, minted on first start. */
+export async function persistedInstanceDid(dataDir: string): Promise<string> {
+  const file = join(dataDir, 'instance.json');
+  try {
+    const saved = JSON.parse(await readFile(file, 'utf8')) as { did?: string };
+    if (typeof saved.did === 'string') return saved.did;
+  } catch {
+    // first start: mint one below
+  }
+  const did = `did:sync:system:loom-${randomBytes(8).toString('hex')}`;
+  await mkdir(dataDir, { recursive: true });
+  await writeFile(file, JSON.stringify({ did }, null, 2) + '\n');
+  return did;
+}
+
+export async function createReferenceLoom(options: ReferenceLoomOptions = {}): Promise<Loom> {
+  const { storage = 'sqlite', plugins = [], ledger, auth, durability, ...rest } = options;
+  const dataDir = resolvePath(options.dataDir ?? './data');
+  await mkdir(dataDir, { recursive: true });
+  const store = typeof storage === 'string' ? openStore(storage, dataDir, durability ?? 'full') : storage;
+  return createLoom({
+    ...rest,
+    store,
+    dataDir,
+    instanceDid: options.instanceDid ?? (await persistedInstanceDid(dataDir)),
+    storeBackends: typeof storage === 'string' ? [...STORE_BACKENDS] : [store.capabilities.backend],
+    plugins: [{ plugin: ledgerPlugin, options: ledger ?? {} }, openapiPlugin, { plugin: authPlugin, options: auth ?? {} }, ...plugins],
+  });
+}

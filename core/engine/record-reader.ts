@@ -1,0 +1,272 @@
+/**
+ * Every read a route or plugin makes on someone's behalf goes through here,
+ * with that caller: the read policies' one restriction is applied to get by
+ * id, thread and actor pages, thread lists, queries, the changes feed,
+ * subscriptions and folds alike, so no surface can forget it. Unrestricted
+ * callers pay nothing (the store is called as before). A record the caller
+ * may not see answers exactly as a missing one: 404 by id, absent from pages,
+ * uncounted in totals.
+ */
+import type { Caller } from '../access/caller.js';
+import type { ReadPolicy } from '../access/read-policy.js';
+import { restrictionFor, threadVisibility } from '../access/restriction.js';
+import { LoomError } from '../errors/loom-error.js';
+import type { AnyFold, FoldAnswer } from '../folds/fold.js';
+import { matchesFilter } from '../../storage/contract/query/evaluate-filter.js';
+import type { FilterNode, ParsedQuery } from '../../storage/contract/query/filter-ast.js';
+import { PAGE_DEFAULT_LIMIT, PAGE_MAX_LIMIT, type PageRequest, type QueryResult, type RecordPage, type RecordStore, type ThreadSummary, type ThreadSummaryPage } from '../../storage/contract/record-store.js';
+import type { StoredRecord } from '../../storage/contract/stored-record.js';
+import { token } from '../di/token.js';
+import type { RecordBus, SubscribeOptions, Subscription } from './broadcast.js';
+import type { FoldDescriptor, FoldEngine } from './fold-engine.js';
+
+/** Records a restricted page read examines before it answers with what it has (a short page with has_more). */
+const SCAN_BUDGET = 20_000;
+/** Threads a restricted thread list examines per request. */
+const THREAD_SCAN_BUDGET = 2_000;
+
+export class RecordReader {
+  private policies: readonly ReadPolicy[] = [];
+
+  constructor(
+    private readonly store: RecordStore,
+    private readonly folds: FoldEngine,
+    private readonly bus: RecordBus,
+  ) {}
+
+  /** Sets the read policies (the plugin host does, once, before start). */
+  setPolicies(policies: readonly ReadPolicy[]): void {
+    const names = new Set<string>();
+    for (const policy of policies) {
+      if (names.has(policy.name)) throw new Error(`read policy ${policy.name} is contributed twice`);
+      names.add(policy.name);
+    }
+    this.policies = Object.freeze([...policies]);
+  }
+
+  policyNames(): string[] {
+    return this.policies.map((p) => p.name);
+  }
+
+  /** The caller's restriction, or undefined when it may see everything. A policy that throws refuses the read (fail closed). */
+  restriction(caller: Caller): FilterNode | undefined {
+    try {
+      return restrictionFor(this.policies, caller);
+    } catch (error) {
+      if (error instanceof LoomError) throw error;
+      throw new LoomError('INTERNAL', `read policy failed: ${String(error)}`);
+    }
+  }
+
+  /** The restriction as a predicate, for plugins that rank their own candidates (search). */
+  admits(caller: Caller, stored: StoredRecord): boolean {
+    const restriction = this.restriction(caller);
+    return !restriction || matchesFilter(stored, restriction);
+  }
+
+  async get(caller: Caller, id: string): Promise<StoredRecord | undefined> {
+    const stored = await this.store.get(id);
+    if (!stored) return undefined;
+    const restriction = this.restriction(caller);
+    return !restriction || matchesFilter(stored, restriction) ? stored : undefined;
+  }
+
+  async listByThread(caller: Caller, thread: string, page: PageRequest = {}): Promise<RecordPage> {
+    const restriction = this.restriction(caller);
+    switch (threadVisibility(restriction, thread)) {
+      case 'all':
+        return this.store.listByThread(thread, page);
+      case 'none':
+        return { items: [], nextAfter: null };
+      case 'some':
+        return this.filteredPage((p) => this.store.listByThread(thread, p), restriction!, page);
+    }
+  }
+
+  async listByActor(caller: Caller, actor: string, page: PageRequest = {}): Promise<RecordPage> {
+    const restriction = this.restriction(caller);
+    if (!restriction) return this.store.listByActor(actor, page);
+    return this.filteredPage((p) => this.store.listByActor(actor, p), restriction, page);
+  }
+
+  /**
+   * Reads on until the page is full, the source ends, or the scan budget is
+   * spent; cursors stay sequences, so a short page with has_more is honest.
+   */
+  private async filteredPage(read: (page: PageRequest) => Promise<RecordPage>, restriction: FilterNode, page: PageRequest): Promise<RecordPage> {
+    const limit = Math.min(page.limit ?? PAGE_DEFAULT_LIMIT, PAGE_MAX_LIMIT);
+    const items: StoredRecord[] = [];
+    let after = page.after ?? 0;
+    let scanned = 0;
+    for (;;) {
+      const batch = await read({ after, limit: PAGE_MAX_LIMIT });
+      for (const stored of batch.items) {
+        scanned++;
+        if (!matchesFilter(stored, restriction)) {
+          after = stored.sequence;
+          continue;
+        }
+        if (items.length === limit) return { items, nextAfter: items[items.length - 1]!.sequence };
+        items.push(stored);
+        after = stored.sequence;
+      }
+      if (batch.nextAfter === null) return { items, nextAfter: null };
+      if (scanned >= SCAN_BUDGET) return { items, nextAfter: after };
+      after = batch.nextAfter;
+    }
+  }
+
+  async listThreads(caller: Caller, page: { after?: string; limit?: number } = {}): Promise<ThreadSummaryPage> {
+    const restriction = this.restriction(caller);
+    if (!restriction) return this.store.listThreads(page);
+    const limit = Math.min(page.limit ?? PAGE_DEFAULT_LIMIT, PAGE_MAX_LIMIT);
+    const items: ThreadSummary[] = [];
+    let after = page.after;
+    let examined = 0;
+    for (;;) {
+      const batch = await this.store.listThreads({ after, limit: Math.max(limit, 100) });
+      for (const summary of batch.items) {
+        examined++;
+        const visible = await this.visibleSummary(restriction, summary);
+        if (visible) {
+          if (items.length === limit) return { items, nextAfter: items[items.length - 1]!.thread };
+          items.push(visible);
+        }
+        after = summary.thread;
+      }
+      if (batch.nextAfter === null) return { items, nextAfter: null };
+      if (examined >= THREAD_SCAN_BUDGET) return { items, nextAfter: after ?? null };
+      after = batch.nextAfter;
+    }
+  }
+
+  private async visibleSummary(restriction: FilterNode, summary: ThreadSummary): Promise<ThreadSummary | null> {
+    switch (threadVisibility(restriction, summary.thread)) {
+      case 'all':
+        return summary;
+      case 'none':
+        return null;
+      case 'some': {
+        let count = 0;
+        let first = 0;
+        let last = 0;
+        let after = 0;
+        for (;;) {
+          const page = await this.store.listByThread(summary.thread, { after, limit: PAGE_MAX_LIMIT });
+          for (const stored of page.items) {
+            if (!matchesFilter(stored, restriction)) continue;
+            count++;
+            first ||= stored.sequence;
+            last = stored.sequence;
+          }
+          if (page.nextAfter === null) break;
+          after = page.nextAfter;
+        }
+        return count === 0 ? null : { thread: summary.thread, recordCount: count, firstSequence: first, lastSequence: last };
+      }
+    }
+  }
+
+  /** `matchedTotal` counts only what the caller may see (spec §4.2: disclosure-aware by construction). */
+  query(caller: Caller, query: ParsedQuery): Promise<QueryResult> {
+    const restriction = this.restriction(caller);
+    return this.store.query(query, restriction ? { scope: restriction } : {});
+  }
+
+  async changesSince(caller: Caller, after: number, limit?: number): Promise<StoredRecord[]> {
+    const page = await this.store.changesSince(after, limit);
+    const restriction = this.restriction(caller);
+    return restriction ? page.filter((stored) => matchesFilter(stored, restriction)) : page;
+  }
+
+  /** A live feed of what the caller may see; the restriction is fixed when the feed opens. */
+  subscribe(caller: Caller, options: SubscribeOptions = {}): Subscription {
+    const restriction = this.restriction(caller);
+    if (!restriction) return this.bus.subscribe(options);
+    const inner = options.filter;
+    return this.bus.subscribe({ ...options, filter: (stored) => matchesFilter(stored, restriction) && (!inner || inner(stored)) });
+  }
+
+  /** What the store can do (structured query, plan kind). */
+  get storeCapabilities(): RecordStore['capabilities'] {
+    return this.store.capabilities;
+  }
+
+  /** Sequence of the last record published (where a live feed starts). */
+  get position(): number {
+    return this.bus.position;
+  }
+
+  listFolds(): FoldDescriptor[] {
+    return this.folds.list();
+  }
+
+  hasFold(name: string): boolean {
+    return this.folds.has(name);
+  }
+
+  /** A thread fold over the records the caller may see (the shared cache when it sees the whole thread). */
+  async threadFold<V>(caller: Caller, name: string, thread: string): Promise<FoldAnswer<V>> {
+    const restriction = this.restriction(caller);
+    const visibility = threadVisibility(restriction, thread);
+    if (visibility === 'all') return this.folds.thread<V>(name, thread);
+    const fold = this.folds.descriptorOf(name, 'thread');
+    let state = fold.initial(thread);
+    let watermark = 0;
+    if (visibility === 'some') {
+      let after = 0;
+      for (;;) {
+        const page = await this.store.listByThread(thread, { after, limit: PAGE_MAX_LIMIT });
+        for (const stored of page.items) {
+          if (!matchesFilter(stored, restriction!)) continue;
+          state = fold.apply(state, stored);
+          watermark = stored.sequence;
+        }
+        if (page.nextAfter === null) break;
+        after = page.nextAfter;
+      }
+    }
+    return { fold_name: name, cache_key: `${name}/${thread}@${watermark}~restricted`, watermark, value: fold.value(state) as V };
+  }
+
+  /** A thread fold's raw state over what the caller may see. */
+  async threadFoldState<S>(caller: Caller, name: string, thread: string): Promise<{ state: S; watermark: number }> {
+    const restriction = this.restriction(caller);
+    const visibility = threadVisibility(restriction, thread);
+    if (visibility === 'all') return this.folds.threadState<S>(name, thread);
+    const fold = this.folds.descriptorOf(name, 'thread');
+    let state = fold.initial(thread);
+    let watermark = 0;
+    if (visibility === 'some') {
+      let after = 0;
+      for (;;) {
+        const page = await this.store.listByThread(thread, { after, limit: PAGE_MAX_LIMIT });
+        for (const stored of page.items) {
+          if (!matchesFilter(stored, restriction!)) continue;
+          state = fold.apply(state, stored);
+          watermark = stored.sequence;
+        }
+        if (page.nextAfter === null) break;
+        after = page.nextAfter;
+      }
+    }
+    return { state: state as S, watermark };
+  }
+
+  /**
+   * A global fold: whole for an unrestricted caller; through the fold's
+   * `view` for a restricted one; whole when every thread the fold reads is
+   * wholly visible; otherwise refused (fail closed).
+   */
+  globalFold<V>(caller: Caller, name: string): FoldAnswer<V> {
+    const answer = this.folds.global<V>(name);
+    const restriction = this.restriction(caller);
+    if (!restriction) return answer;
+    const fold: AnyFold = this.folds.descriptorOf(name, 'global');
+    if (fold.view) return { ...answer, cache_key: `${answer.cache_key}~view`, value: fold.view(answer.value, caller) as V };
+    if (fold.threads && fold.threads.every((thread) => threadVisibility(restriction, thread) === 'all')) return answer;
+    throw new LoomError('SCOPE_FORBIDDEN', `fold ${name} reads records beyond what this credential may see`);
+  }
+}
+
+export const RecordReaderToken = token<RecordReader>('core.RecordReader');

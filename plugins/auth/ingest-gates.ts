@@ -1,0 +1,69 @@
+/**
+ * The auth plugin's ingest gates, in the order they run:
+ * 1. credentials-thread: the auth thread is written by this plugin only.
+ * 2. config-authority: configuration records need config:write (spec §2.9).
+ * 3. write-grains: a grain-scoped credential writes only inside its grains (§5.3).
+ * 4. actor-claim: a credential writes only as a DID it may act as, and only
+ *    as its claimed actor when it claimed one (§5.1.2; docs/decisions.md).
+ */
+import { isAdmin, grainsFor } from '../../core/access/scopes.js';
+import type { IngestGate } from '../../core/access/ingest-gate.js';
+import { LoomError } from '../../core/errors/loom-error.js';
+import { TH_ENGINE_CONFIG } from '../../core/records/reserved-threads.js';
+import { mayActAs } from './actor-permission.js';
+import { AUTH_THREAD } from './auth-thread.js';
+
+export const credentialsThreadGate: IngestGate = {
+  name: 'auth.credentials-thread',
+  check({ record, context }) {
+    if (record.thread === AUTH_THREAD && context.via !== 'engine') {
+      throw new LoomError('FORBIDDEN', 'the credentials thread is written only by the auth plugin: use /v1/service-accounts and /v1/bootstrap/service-account');
+    }
+  },
+};
+
+export const configAuthorityGate: IngestGate = {
+  name: 'auth.config-authority',
+  check({ record, context }) {
+    if (record.thread !== TH_ENGINE_CONFIG || context.via === 'engine') return;
+    const scopes = context.caller.scopes;
+    if (!scopes.includes('config:write') && !isAdmin(scopes)) {
+      throw new LoomError('SCOPE_FORBIDDEN', 'configuration records on th_engine_config need the config:write scope (or admin)');
+    }
+  },
+};
+
+export const writeGrainsGate: IngestGate = {
+  name: 'auth.write-grains',
+  check({ record, namespace, context }) {
+    if (context.caller.kind !== 'credential' || context.via === 'engine') return;
+    const grains = grainsFor(context.caller.scopes, 'write');
+    if (grains === null) return;
+    const admitted = grains.some((grain) =>
+      grain.kind === 'thread' ? grain.resource === record.thread : namespace === grain.resource || namespace.startsWith(`${grain.resource}/`),
+    );
+    if (!admitted) {
+      throw new LoomError('SCOPE_FORBIDDEN', `this credential writes only within its grains (${grains.map((g) => `${g.kind}:${g.resource}:write`).join(', ') || 'none'}); the record is on ${record.thread} in namespace ${namespace}`);
+    }
+  },
+};
+
+export const actorClaimGate: IngestGate = {
+  name: 'auth.actor-claim',
+  check({ record, context }) {
+    // Peers relay records of other actors (their signatures are checked by federation); engine writes are the instance's own.
+    if (context.caller.kind !== 'credential' || context.via === 'federation' || context.via === 'engine') return;
+    const caller = context.caller;
+    if (caller.actor !== null) {
+      if (record.actor !== caller.actor) {
+        throw new LoomError('DID_CLAIM_DENIED', `this request claimed X-Service-Actor ${caller.actor} but the record's actor is ${record.actor}`);
+      }
+      return;
+    }
+    if (!mayActAs(caller, record.actor)) {
+      throw new LoomError('DID_CLAIM_DENIED', `this credential may not write as ${record.actor}: it writes as ${caller.principal ?? 'its own DID'} or an allowed actor`);
+    }
+  },
+};
+
+export const AUTH_GATES: readonly IngestGate[] = [credentialsThreadGate, configAuthorityGate, writeGrainsGate, actorClaimGate];

@@ -1,0 +1,43 @@
+import { Type } from 'typebox';
+import { IngestorToken } from '../../../core/engine/ingest.js';
+import { LoomEngineToken } from '../../../core/engine/loom-engine.js';
+import { RecordReaderToken } from '../../../core/engine/record-reader.js';
+import { LoomError } from '../../../core/errors/loom-error.js';
+import { checkConfigFields } from '../../../core/folds/config/config-fold.js';
+import type { JsonObject } from '../../../core/records/json.js';
+import { TH_ENGINE_CONFIG } from '../../../core/records/reserved-threads.js';
+import { Reply } from '../../../core/plugin/reply.js';
+import { defineRoute } from '../../../core/plugin/route.js';
+import { RecordSchema } from '../../../core/plugin/shared-schemas.js';
+import { appendAsCaller } from '../append-as-caller.js';
+
+export const writeConfigTopic = defineRoute({
+  operationId: 'writeConfigTopic',
+  method: 'POST',
+  path: '/v1/config/{topic}',
+  summary: 'Change one configuration topic',
+  description:
+    'Checks the fields against the topic registered by its plugin (400 naming the field; nothing written on refusal), then writes the LEARN record on ' +
+    'th_engine_config as the caller. It applies on broadcast, before this answer. The body is the topic fields, e.g. {"enabled": true} for auth_required.',
+  tags: ['ledger'],
+  auth: { scope: 'config:write' },
+  request: {
+    params: Type.Object({ topic: Type.String({ maxLength: 64 }) }),
+    body: Type.Record(Type.String(), Type.Unknown(), { description: 'The topic fields.' }),
+  },
+  bodyValidation: 'handler',
+  responses: { 201: { description: 'The configuration record.', schema: RecordSchema } },
+  errors: ['INVALID_SHAPE', 'NOT_FOUND', 'FORBIDDEN', 'DID_CLAIM_DENIED', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE'],
+  inject: { ingestor: IngestorToken, reader: RecordReaderToken, engine: LoomEngineToken },
+  handler: async ({ params, body, caller }, { ingestor, reader, engine }) => {
+    const topic = engine.configTopics.get(params.topic.replace(/-/g, '_'));
+    if (!topic) throw new LoomError('NOT_FOUND', `no loaded plugin owns the configuration topic ${JSON.stringify(params.topic)}`);
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new LoomError('INVALID_SHAPE', 'body: must be a JSON object of the topic fields');
+    const fields = { ...(body as Record<string, unknown>) };
+    for (const marker of ['topic', 'kind', '_v', 'namespace']) delete fields[marker];
+    const checked = checkConfigFields(topic, fields);
+    if (!checked.ok) throw new LoomError('INVALID_SHAPE', checked.message);
+    const { stored } = await appendAsCaller(ingestor, reader, caller, { thread: TH_ENGINE_CONFIG, act: 'LEARN', body: { topic: topic.topic, ...fields } as JsonObject });
+    return Reply.json(201, stored.record);
+  },
+});
