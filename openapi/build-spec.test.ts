@@ -61,6 +61,11 @@ describe('buildOpenApi', () => {
     expect(put.tags).to.deep.equal(['items']);
     expect(put.security).to.deep.equal([{ bearer: ['records:write'] }]);
     expect(list.security).to.deep.equal([]);
+    const optional = buildOpenApi(catalogOf(defineRoute({ ...listItems, operationId: 'optionalItems', path: '/v1/optional', auth: 'optional' })), { version: '1' });
+    expect(optional.paths!['/v1/optional']!.get!.security).to.deep.equal([{}, { bearer: [] }]);
+    const anyBearer = buildOpenApi(catalogOf(defineRoute({ ...listItems, operationId: 'selfItems', path: '/v1/self-items', auth: { scope: null } })), { version: '1' });
+    expect(anyBearer.paths!['/v1/self-items']!.get!.security).to.deep.equal([{ bearer: [] }]);
+    expect(Object.keys(anyBearer.paths!['/v1/self-items']!.get!.responses!)).to.deep.equal(['200', '206', '401', '403', 'default']);
     expect(document.components!.securitySchemes!['bearer']).to.include({ type: 'http', scheme: 'bearer' });
   });
 
@@ -88,10 +93,14 @@ describe('buildOpenApi', () => {
   it('groups error codes by status, each answered by ErrorEnvelope', () => {
     const putResponses = put.responses!;
     const listResponses = list.responses!;
-    expect(Object.keys(putResponses)).to.deep.equal(['201', '400', '401', '409']);
+    // 401 and 403 come from the route's declared auth, whether or not its errors list them; default covers the rest.
+    expect(Object.keys(putResponses)).to.deep.equal(['201', '400', '401', '403', '409', 'default']);
     expect(putResponses['400'].description).to.equal('Error envelope; code is one of: INVALID_SHAPE, MISSING_FIELD.');
+    expect(putResponses['401'].description).to.equal('Error envelope; code is one of: AUTH_REQUIRED.');
+    expect(putResponses['403'].description).to.equal('Error envelope; code is one of: SCOPE_FORBIDDEN, DID_CLAIM_DENIED.');
     expect(putResponses['409'].content).to.deep.equal({ 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } });
-    expect(Object.keys(listResponses)).to.deep.equal(['200', '206']);
+    expect(Object.keys(listResponses)).to.deep.equal(['200', '206', 'default']);
+    expect((listResponses['default'] as { content?: unknown }).content).to.deep.equal({ 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } });
     expect(listResponses['206'].content).to.deep.equal({ 'text/plain': {} });
   });
 

@@ -98,7 +98,7 @@ export class CredentialService {
         did: `did:sync:system:${id}`,
         scopes: [...input.scopes],
         actors: [...input.actors],
-        namespace: input.namespace,
+        account_namespace: input.namespace,
         created_at: new Date().toISOString(),
         by: input.by,
       });

@@ -75,7 +75,7 @@ export const credentialsFold: Fold<CredentialsState, CredentialsValue> = {
           did: text(body['did']) ?? `did:sync:system:${id}`,
           scopes,
           actors,
-          namespace: text(body['namespace']) ?? 'default',
+          namespace: text(body['account_namespace']) ?? 'default',
           created_at: text(body['created_at']),
           active: true,
           revoked_at: null,

@@ -2,7 +2,8 @@
  * The auth plugin's ingest gates, in the order they run:
  * 1. credentials-thread: the auth thread is written by this plugin only.
  * 2. config-authority: configuration records need config:write (spec §2.9).
- * 3. write-grains: a grain-scoped credential writes only inside its grains (§5.3).
+ * 3. write-grains: a credential holding write grains (and no records:write)
+ *    writes only inside them (§5.3).
  * 4. actor-claim: a credential writes only as a DID it may act as, and only
  *    as its claimed actor when it claimed one (§5.1.2; docs/decisions.md).
  */
@@ -37,8 +38,9 @@ export const writeGrainsGate: IngestGate = {
   name: 'auth.write-grains',
   check({ record, namespace, context }) {
     if (context.caller.kind !== 'credential' || context.via === 'engine') return;
+    // No write grains: the route's own scope (records:write, threads:write, config:write) already decided.
     const grains = grainsFor(context.caller.scopes, 'write');
-    if (grains === null) return;
+    if (grains === null || grains.length === 0) return;
     const admitted = grains.some((grain) =>
       grain.kind === 'thread' ? grain.resource === record.thread : namespace === grain.resource || namespace.startsWith(`${grain.resource}/`),
     );

@@ -167,7 +167,8 @@ describe('ledger over HTTP: threads, folds and configuration (SQLite)', function
       expect(fold.status).to.equal(200);
       expect(fold.json.fold_name).to.equal('engine_config');
       expect(fold.json.watermark).to.be.a('number');
-      expect(fold.json.value).to.include.keys('version', 'routing_rules', 'warnings');
+      expect(fold.json.value).to.include.keys('version', 'topics', 'warnings');
+      expect(fold.json.value.topics).to.include.keys('auth_required', 'auth_cors_origins');
     });
 
     const notFound: Array<[string, string]> = [
@@ -193,39 +194,54 @@ describe('ledger over HTTP: threads, folds and configuration (SQLite)', function
     const learn = (body: Record<string, unknown>): Promise<HttpAnswer> =>
       postJson(url, '/v1/records', recordInput({ thread: 'th_engine_config', actor: 'did:sync:user:owner', act: 'LEARN', clock: configClock++, body }));
 
-    it('GET /v1/config answers the engine_config fold', async () => {
+    it('GET /v1/config answers the engine_config fold over the registered topics', async () => {
       const answer = await get(url, '/v1/config');
       expect(answer.status).to.equal(200);
       expect(answer.json.fold_name).to.equal('engine_config');
-      expect(answer.json.value.routing_rules).to.be.an('object');
+      expect(answer.json.value.topics).to.have.property('auth_cors_origins');
+      const topics = await get(url, '/v1/config/topics');
+      expect(topics.json.value.map((t: any) => [t.topic, t.owner])).to.deep.include.members([
+        ['auth_required', 'auth'],
+        ['auth_cors_origins', 'auth'],
+      ]);
     });
 
-    it('a routing_rule LEARN is in /v1/config/rules as soon as the ingest is answered (hot reload)', async () => {
-      const before = await get(url, '/v1/config/rules');
+    it('a configuration LEARN is in /v1/config/{topic} as soon as the ingest is answered (hot reload)', async () => {
+      const before = await get(url, '/v1/config/auth-cors-origins');
       expect(before.status).to.equal(200);
-      expect(before.json).to.include({ object: 'config', topic: 'routing_rules' });
-      expect(before.json.value).to.not.have.property('reviews');
+      expect(before.json).to.include({ object: 'config', topic: 'auth_cors_origins', owner: 'auth' });
 
-      const rule = { topic: 'routing_rule', name: 'reviews', expression: 'record.act == "INTEND"', target: BOB, priority: 10 };
-      const written = await learn(rule);
+      const written = await learn({ topic: 'auth_cors_origins', origins: ['https://app.example'] });
       expect(written.status).to.equal(201);
-
-      const after = await get(url, '/v1/config/rules');
-      expect(after.json.value.reviews).to.deep.include({ name: 'reviews', target: BOB, priority: 10, record_id: written.json.id });
+      const after = await get(url, '/v1/config/auth_cors_origins');
+      expect(after.json.value).to.deep.include({ origins: ['https://app.example'], record_id: written.json.id });
       expect(after.json.version).to.be.above(before.json.version);
       expect(after.json.watermark).to.be.above(before.json.watermark);
 
-      // A later record with the same name replaces it.
-      const replaced = await learn({ ...rule, priority: 20 });
-      expect((await get(url, '/v1/config/rules')).json.value.reviews).to.deep.include({ priority: 20, record_id: replaced.json.id });
+      // A later record replaces it; POST /v1/config/{topic} writes the same LEARN for the caller.
+      const posted = await postJson(url, '/v1/config/auth_cors_origins', { origins: ['https://b.example'] });
+      expect(posted.status, posted.text).to.equal(201);
+      expect(posted.json).to.include({ thread: 'th_engine_config', act: 'LEARN' });
+      expect((await get(url, '/v1/config/auth_cors_origins')).json.value).to.deep.include({ origins: ['https://b.example'], record_id: posted.json.id });
+    });
+
+    it('POST /v1/config/{topic} refuses fields the topic does not take, naming the field, and writes nothing', async () => {
+      const before = (await get(url, '/v1/config')).json.watermark;
+      expectEnvelope(await postJson(url, '/v1/config/auth_cors_origins', { origins: 'https://a.example' }), 400, 'INVALID_SHAPE');
+      const named = await postJson(url, '/v1/config/auth_required', { enabled: 'yes' });
+      expectEnvelope(named, 400, 'INVALID_SHAPE');
+      expect(named.json.message).to.contain('enabled');
+      expectEnvelope(await postJson(url, '/v1/config/no_such_topic', { a: 1 }), 404, 'NOT_FOUND');
+      expect((await get(url, '/v1/config')).json.watermark).to.equal(before);
     });
 
     it('a malformed configuration record still ingests (201) and shows up in warnings', async () => {
-      const written = await learn({ topic: 'routing_rule', name: 'broken' });
+      const written = await learn({ topic: 'auth_cors_origins', origins: 'not-a-list' });
       expect(written.status).to.equal(201);
+      const unowned = await learn({ topic: 'routing_rule', name: 'no plugin owns this yet' });
+      expect(unowned.status).to.equal(201);
       const config = await get(url, '/v1/config');
-      expect(config.json.value.warnings.map((w: any) => w.record_id)).to.include(written.json.id);
-      expect(config.json.value.routing_rules).to.not.have.property('broken');
+      expect(config.json.value.warnings.map((w: any) => w.record_id)).to.include.members([written.json.id, unowned.json.id]);
       const warnings = await get(url, '/v1/config/warnings');
       expect(warnings.status).to.equal(200);
       expect(warnings.json.value.map((w: any) => w.record_id)).to.include(written.json.id);

@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { SYSTEM } from '../../../core/access/caller.js';
 import { IngestorToken } from '../../../core/engine/ingest.js';
 import { RecordReaderToken } from '../../../core/engine/record-reader.js';
 import { LoomError } from '../../../core/errors/loom-error.js';
@@ -33,8 +34,8 @@ export const archiveThread = defineRoute({
   inject: { ingestor: IngestorToken, reader: RecordReaderToken },
   handler: async ({ params, caller }, { ingestor, reader }) => {
     const thread = checkThreadId(params.id);
-    // A thread the caller cannot see answers exactly as one that does not exist.
-    const state = (await reader.threadFold<ThreadStateValue>(caller, 'thread_state', thread)).value;
+    // threads:write administers threads whether or not the caller may read their records; the write itself still passes the gates.
+    const state = (await reader.threadFold<ThreadStateValue>(SYSTEM, 'thread_state', thread)).value;
     if (state.record_count === 0) throw new LoomError('NOT_FOUND', `no thread ${thread}`);
     if (state.archived) return { object: 'thread' as const, thread, archived: true as const, record: null };
     const { stored } = await appendAsCaller(ingestor, reader, caller, { thread, act: 'DO', body: { kind: THREAD_ARCHIVE_KIND, archived: true } });
