@@ -1,6 +1,7 @@
 /**
  * HTTP ingest: req/s and p99 latency of POST /v1/records on a full Loom
- * server (createLoom, SQLite, durability full, silent logger) under 64
+ * server (createReferenceLoom, SQLite, durability full, auth off, silent
+ * logger; the cost of auth is http-ingest-auth.ts's subject) under 64
  * concurrent connections on 127.0.0.1, divided by a bare @hapi/hapi server
  * with one POST route echoing the parsed JSON payload, measured in the same
  * run with the same bodies, connections and duration. Target ≥ 0.6.
@@ -12,42 +13,19 @@
  * For information, Loom is also measured with durability 'normal' and with
  * the LevelDB store (both gated the same way, but not the issue's target).
  */
-import autocannon, { type Result } from 'autocannon';
-import { forkChild, fmt, log, main, makeTempDir, messageFromParent, peakRssMb, ratioCheck, round, SCALE, sendToParent, type Check } from './support/harness.js';
-import { actorDid, BENCH_ACTS, bodyFor, threadId, type RawInput } from './support/records.js';
+import { fmt, log, main, messageFromParent, peakRssMb, ratioCheck, round, SCALE, sendToParent, type Check } from './support/harness.js';
+import { all201, CONNECTIONS, describe, INGEST_PATH, loomServer, measureServer, nextBody, statusSummary, type Measured, type ServerReport } from './support/http-load.js';
 
-const CONNECTIONS = 64;
 const DURATION_S = Math.max(3, Math.round(10 * SCALE));
 const WARMUP_S = Math.max(1, Math.round(2 * SCALE));
 const TARGET = 0.6;
-const PATH = '/v1/records';
 
-// ------------------------------------------------------------------ servers (child processes)
-
-interface ServerReport {
-  readonly peakRssMb: number;
-  /** Loom only: records stored when the server was stopped. */
-  readonly stored?: number;
-}
-
-async function loomServer({ durability, storage }: { durability: 'full' | 'normal'; storage: 'sqlite' | 'level' }): Promise<ServerReport> {
-  await import('reflect-metadata');
-  const { createReferenceLoom: createLoom } = await import('../core/cli/reference-loom.js');
-  const { silentLogger } = await import('../core/plugin/logger.js');
-  const dataDir = makeTempDir('http-loom');
-  const loom = await createLoom({ dataDir, port: 0, logger: silentLogger, durability, storage, auth: { required: false } });
-  const url = await loom.start();
-  await sendToParent({ kind: 'ready', url });
-  await messageFromParent('stop');
-  const stored = await loom.engine.store.watermark();
-  await loom.stop();
-  return { peakRssMb: peakRssMb(), stored };
-}
+// ------------------------------------------------------------------ the baseline server (child process; Loom's is in support/http-load.ts)
 
 async function echoServer(): Promise<ServerReport> {
   const Hapi = await import('@hapi/hapi');
   const server = Hapi.server({ host: '127.0.0.1', port: 0, debug: false });
-  server.route({ method: 'POST', path: PATH, handler: (request) => request.payload as object });
+  server.route({ method: 'POST', path: INGEST_PATH, handler: (request) => request.payload as object });
   await server.start();
   await sendToParent({ kind: 'ready', url: server.info.uri });
   await messageFromParent('stop');
@@ -55,99 +33,8 @@ async function echoServer(): Promise<ServerReport> {
   return { peakRssMb: peakRssMb() };
 }
 
-// ------------------------------------------------------------------ load
-
-let counter = 0;
-
-/** A different valid record per request: 64 actors, 256 threads, a global clock. */
-function nextBody(): string {
-  const n = counter++;
-  const input: RawInput = {
-    parents: [],
-    thread: threadId(n % 256),
-    actor: actorDid(`http-${n % CONNECTIONS}`),
-    act: BENCH_ACTS[n % BENCH_ACTS.length]!,
-    body: bodyFor(n),
-    clock: n,
-    data_type: 'SCALAR',
-    judged_by: null,
-  };
-  return JSON.stringify(input);
-}
-
-function load(url: string, duration: number): Promise<Result> {
-  return Promise.resolve(
-    autocannon({
-      url: url + PATH,
-      connections: CONNECTIONS,
-      duration,
-      timeout: 30,
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      requests: [
-        {
-          setupRequest: (request) => {
-            request.body = nextBody();
-            return request;
-          },
-        },
-      ],
-    }),
-  );
-}
-
-interface Measured {
-  readonly label: string;
-  readonly reqPerSec: number;
-  readonly completedPerSec: number;
-  readonly p50Ms: number;
-  readonly p99Ms: number;
-  readonly maxMs: number;
-  readonly ok2xx: number;
-  readonly non2xx: number;
-  readonly errors: number;
-  readonly timeouts: number;
-  readonly statusCodes: Record<string, number>;
-  readonly serverPeakRssMb: number;
-  readonly stored?: number;
-}
-
-async function measure(label: string, phase: string, payload: unknown): Promise<Measured> {
-  const child = forkChild(import.meta.url, ['--phase', phase], `server ${label}`, { BENCH_PHASE_PAYLOAD: JSON.stringify(payload) });
-  try {
-    const { url } = await child.message<{ kind: 'ready'; url: string }>('ready', 60_000);
-    await load(url, WARMUP_S);
-    const result = await load(url, DURATION_S);
-    child.send({ kind: 'stop' });
-    const { value } = await child.message<{ kind: 'phase-result'; value: ServerReport }>('phase-result', 60_000);
-    if ((await child.exited) !== 0) throw new Error(`server ${label} exited non-zero`);
-    const statusCodes = Object.fromEntries(Object.entries(result.statusCodeStats).map(([code, s]) => [code, s.count]));
-    return {
-      label,
-      reqPerSec: Math.round(result.requests.average),
-      completedPerSec: Math.round(result['2xx'] / result.duration),
-      p50Ms: result.latency.p50,
-      p99Ms: result.latency.p99,
-      maxMs: result.latency.max,
-      ok2xx: result['2xx'],
-      non2xx: result.non2xx,
-      errors: result.errors,
-      timeouts: result.timeouts,
-      statusCodes,
-      serverPeakRssMb: value.peakRssMb,
-      ...(value.stored !== undefined ? { stored: value.stored } : {}),
-    };
-  } catch (error) {
-    child.kill();
-    throw error;
-  }
-}
-
-function describe(m: Measured): string {
-  const codes = Object.entries(m.statusCodes)
-    .map(([code, n]) => `${code}×${fmt(n)}`)
-    .join(' ');
-  return `${fmt(m.reqPerSec).padStart(7)} req/s (2xx/s ${fmt(m.completedPerSec)}), latency p50 ${m.p50Ms} ms p99 ${m.p99Ms} ms max ${m.maxMs} ms; ${codes || 'no responses'}, non-2xx ${m.non2xx}, errors ${m.errors}, timeouts ${m.timeouts}; server peak RSS ${m.serverPeakRssMb} MB${m.stored !== undefined ? `; ${fmt(m.stored)} records stored (incl. warm-up)` : ''}`;
+function measure(label: string, phase: string, payload: unknown): Promise<Measured> {
+  return measureServer(import.meta.url, label, phase, payload, { warmupS: WARMUP_S, durationS: DURATION_S });
 }
 
 async function run() {
@@ -169,7 +56,7 @@ async function run() {
   ];
   for (const { m, what } of runs) {
     const ratio = m.reqPerSec / echo.reqPerSec;
-    const clean = m.non2xx === 0 && m.errors === 0 && m.timeouts === 0 && (m.statusCodes['201'] ?? 0) === m.ok2xx && m.ok2xx > 0;
+    const clean = all201(m);
     log(`    RATIO Loom (${what}) ÷ echo: req/s ${ratio.toFixed(3)} (target ≥ ${TARGET}); p99 ${(m.p99Ms / echo.p99Ms).toFixed(2)}× the echo's`);
     checks.push(
       ratioCheck(
@@ -184,7 +71,7 @@ async function run() {
         ratio: null,
         target: 'non-2xx = 0, errors = 0',
         pass: clean,
-        detail: `2xx ${fmt(m.ok2xx)} (${Object.entries(m.statusCodes).map(([c, n]) => `${c}×${n}`).join(' ')}), non-2xx ${m.non2xx}, errors ${m.errors}, timeouts ${m.timeouts}`,
+        detail: statusSummary(m),
       },
     );
   }
