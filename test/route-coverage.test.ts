@@ -11,6 +11,9 @@ import { silentLogger } from '../core/plugin/logger.js';
 import type { AnyRouteDecl } from '../core/plugin/route.js';
 import { createReferenceLoom as createLoom } from '../core/cli/reference-loom.js';
 import type { Loom } from '../core/server/create-loom.js';
+import { RecordStore } from '../storage/contract/record-store.js';
+import { FoldEngineToken } from '../core/engine/fold-engine.js';
+import { RecordBusToken } from '../core/engine/broadcast.js';
 
 describe('route coverage', () => {
   let dataDir: string;
@@ -50,5 +53,20 @@ describe('route coverage', () => {
   it('operationIds are unique', () => {
     const ids = loom.catalog.all().map(({ route }) => route.operationId);
     expect(new Set(ids).size).to.equal(ids.length);
+  });
+
+  it('no route reads around the caller: none injects the store, the fold engine or the bus', () => {
+    // Reads go through RecordReader with input.caller, so the read policies cannot be skipped.
+    const forbidden = new Set<symbol>([RecordStore, FoldEngineToken, RecordBusToken]);
+    for (const { plugin, route } of loom.catalog.all()) {
+      for (const [name, token] of Object.entries(route.inject as Record<string, symbol>)) {
+        expect(forbidden.has(token), `${plugin}/${route.operationId} injects ${name} (${token.description})`).to.equal(false);
+      }
+    }
+  });
+
+  it('the ingest gates and read policies of the reference server are in force, in order', () => {
+    expect(loom.engine.ingestor.gateNames()).to.deep.equal(['auth.credentials-thread', 'auth.config-authority', 'auth.write-grains', 'auth.actor-claim']);
+    expect(loom.engine.reader.policyNames()).to.deep.equal(['auth.read-grains', 'auth.sealed-credentials']);
   });
 });
