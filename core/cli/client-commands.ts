@@ -1,14 +1,12 @@
 /**
  * Client commands over the generated SDK: `emit`, `thread list|show`,
  * `query`, `namespace create|archive`. Each takes --url (LOOM_URL), --token
- * (LOOM_TOKEN) and --json.
+ * (else LOOM_TOKEN, else the token saved for the URL) and --json.
  */
 import { parseArgs } from 'node:util';
 import { TH_NAMESPACE_REGISTRY } from '../records/reserved-threads.js';
 import { CliError } from './cli-error.js';
-import { call, clientContext, COMMON_OPTIONS, defaultActor, parseJsonOption, print, type ClientContext } from './client-context.js';
-
-type Command = (argv: string[]) => Promise<void>;
+import { call, clientContext, COMMON_OPTIONS, defaultActor, isHelp, parseJsonOption, print, type ClientContext, type Command } from './client-context.js';
 
 const EMIT_USAGE = `loom emit --thread <th_…> [--actor <did>] [--act KNOW] [--body '{…}'] [--clock N] [--data-type SCALAR]
           [--parents id,id] [--judged-by <id>] [--url …] [--token …] [--json]
@@ -71,6 +69,7 @@ loom thread show <thread> [--format tui|messages] [--url …] [--json]`;
 
 const thread: Command = async (argv) => {
   const [sub, ...rest] = argv;
+  if (isHelp(sub)) return void process.stdout.write(THREAD_USAGE + '\n');
   if (sub === 'list') {
     const { values } = parseArgs({ args: rest, options: { ...COMMON_OPTIONS, limit: { type: 'string' }, after: { type: 'string' } } });
     if (values.help) return void process.stdout.write(THREAD_USAGE + '\n');
@@ -142,6 +141,7 @@ loom namespace archive <namespace> [--actor <did>] [--url …] [--json]`;
 
 const namespace: Command = async (argv) => {
   const [sub, ...rest] = argv;
+  if (isHelp(sub)) return void process.stdout.write(NAMESPACE_USAGE + '\n');
   if (sub !== 'create' && sub !== 'archive') throw new CliError(`usage:\n${NAMESPACE_USAGE}`);
   const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { ...COMMON_OPTIONS, actor: { type: 'string' }, description: { type: 'string' } } });
   if (values.help) return void process.stdout.write(NAMESPACE_USAGE + '\n');

@@ -1,21 +1,36 @@
 #!/usr/bin/env -S node --max-semi-space-size=32
 /**
  * The `loom` command. `serve` runs the reference server; the client commands
- * talk to a running server through the generated SDK.
+ * talk to a running server through the generated SDK. The server's modules
+ * (drivers, plugins, Hapi) are imported only for `serve` and the full usage:
+ * loading them made every client command take about a second longer.
  */
 import 'reflect-metadata';
+import { bootstrap, BOOTSTRAP_USAGE } from './bootstrap-command.js';
 import { CliError } from './cli-error.js';
 import { CLIENT_COMMANDS, CLIENT_USAGE } from './client-commands.js';
-import { serveCommand, SERVE_USAGE } from './serve-command.js';
+import type { Command } from './client-context.js';
+import { sa, SA_USAGE } from './service-account-command.js';
+import { whoami, WHOAMI_USAGE } from './whoami-command.js';
 
-const USAGE = `usage: loom <command> [options]
+const COMMANDS: Record<string, Command> = { ...CLIENT_COMMANDS, bootstrap, sa, whoami };
+
+const indent = (text: string) => text.replace(/\n/g, '\n  ');
+
+const usage = async () => `usage: loom <command> [options]
 
 commands:
-  ${SERVE_USAGE.replace(/\n/g, '\n  ')}
-  ${CLIENT_USAGE.replace(/\n/g, '\n  ')}
+  ${indent((await import('./serve-command.js')).SERVE_USAGE)}
+  ${indent(BOOTSTRAP_USAGE)}
+  ${indent(WHOAMI_USAGE)}
+  ${indent(SA_USAGE)}
+  ${indent(CLIENT_USAGE)}
 
-Client commands reach the server at --url (LOOM_URL, default http://127.0.0.1:9100)
-with --token (LOOM_TOKEN); --json prints machine-readable output.
+Client commands reach the server at --url (LOOM_URL, default http://127.0.0.1:9100).
+The token sent is --token, else LOOM_TOKEN, else the one saved for that URL in the config
+file: LOOM_CONFIG, default $XDG_CONFIG_HOME/loom/config.json or ~/.config/loom/config.json
+(mode 0600; written by "loom bootstrap" and "loom sa rotate --save").
+--json prints machine-readable output.
 
 Run "loom <command> --help" for a command's options.`;
 
@@ -23,17 +38,17 @@ async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
   switch (command) {
     case 'serve':
-      return serveCommand(rest);
+      return (await import('./serve-command.js')).serveCommand(rest);
     case undefined:
     case 'help':
     case '--help':
     case '-h':
-      process.stdout.write(USAGE + '\n');
+      process.stdout.write((await usage()) + '\n');
       return;
     default: {
-      const client = Object.prototype.hasOwnProperty.call(CLIENT_COMMANDS, command) ? CLIENT_COMMANDS[command] : undefined;
-      if (client) return client(rest);
-      throw new CliError(`unknown command "${command}"\n\n${USAGE}`);
+      const run = Object.prototype.hasOwnProperty.call(COMMANDS, command) ? COMMANDS[command] : undefined;
+      if (run) return run(rest);
+      throw new CliError(`unknown command "${command}"\n\n${await usage()}`);
     }
   }
 }
