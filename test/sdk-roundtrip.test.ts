@@ -189,3 +189,33 @@ describe('sdk round trip (generated client against a live server)', () => {
     });
   });
 });
+
+describe('sdk with auth required (token once per client)', () => {
+  let server: StartedServer;
+
+  before(async () => {
+    server = await startServer({ auth: { required: true } });
+  });
+  after(async () => server.stop());
+
+  it('bootstraps, then every call of a client made with the token is authenticated; one without is refused', async () => {
+    const { mintSecret, tokenIdOf, formatBearer } = await import('../plugins/auth/bearer-token.js');
+    const anonymous = createLoomClient({ baseUrl: server.url });
+    const secret = mintSecret();
+    const boot = await anonymous.bootstrapServiceAccount({ body: { service_account_id: 'sa_sdk', display_name: 'sdk', with_token: { token_id: tokenIdOf(secret) } } });
+    expect(boot.response.status).to.equal(201);
+    expect(boot.data?.service_account_id).to.equal('sa_sdk');
+    const thread = taskThreadId('sdk-auth', newThreadNonce());
+    expectRefusal(await anonymous.ingestRecord({ body: draft(thread, ALICE, 0) as RecordInput }), 401, 'AUTH_REQUIRED');
+
+    const loom = createLoomClient({ baseUrl: server.url, token: formatBearer('prod', 'sa_sdk', secret) });
+    const stored = await loom.ingestRecord({ body: draft(thread, ALICE, 0) as RecordInput });
+    expect(stored.response.status).to.equal(201);
+    expect((await loom.getIdentity()).data).to.include({ service_account_id: 'sa_sdk', is_authenticated: true });
+    const created = await loom.createServiceAccount({ body: { name: 'reader', scopes: ['records:read'] } });
+    expect(created.data?.api_key).to.be.a('string');
+    const reader = createLoomClient({ baseUrl: server.url, token: async () => created.data!.api_key! });
+    expect((await reader.getThreadState({ path: { id: thread } })).data?.value.record_count).to.equal(1);
+    expectRefusal(await reader.ingestRecord({ body: draft(thread, ALICE, 1) as RecordInput }), 403, 'SCOPE_FORBIDDEN');
+  });
+});
