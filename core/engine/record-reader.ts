@@ -208,49 +208,36 @@ export class RecordReader {
   /** A thread fold over the records the caller may see (the shared cache when it sees the whole thread). */
   async threadFold<V>(caller: Caller, name: string, thread: string): Promise<FoldAnswer<V>> {
     const restriction = this.restriction(caller);
-    const visibility = threadVisibility(restriction, thread);
-    if (visibility === 'all') return this.folds.thread<V>(name, thread);
+    if (threadVisibility(restriction, thread) === 'all') return this.folds.thread<V>(name, thread);
     const fold = this.folds.descriptorOf(name, 'thread');
-    let state = fold.initial(thread);
-    let watermark = 0;
-    if (visibility === 'some') {
-      let after = 0;
-      for (;;) {
-        const page = await this.store.listByThread(thread, { after, limit: PAGE_MAX_LIMIT });
-        for (const stored of page.items) {
-          if (!matchesFilter(stored, restriction!)) continue;
-          state = fold.apply(state, stored);
-          watermark = stored.sequence;
-        }
-        if (page.nextAfter === null) break;
-        after = page.nextAfter;
-      }
-    }
+    const { state, watermark } = await this.foldVisible(fold, thread, restriction!);
     return { fold_name: name, cache_key: `${name}/${thread}@${watermark}~restricted`, watermark, value: fold.value(state) as V };
   }
 
   /** A thread fold's raw state over what the caller may see. */
   async threadFoldState<S>(caller: Caller, name: string, thread: string): Promise<{ state: S; watermark: number }> {
     const restriction = this.restriction(caller);
-    const visibility = threadVisibility(restriction, thread);
-    if (visibility === 'all') return this.folds.threadState<S>(name, thread);
-    const fold = this.folds.descriptorOf(name, 'thread');
+    if (threadVisibility(restriction, thread) === 'all') return this.folds.threadState<S>(name, thread);
+    const { state, watermark } = await this.foldVisible(this.folds.descriptorOf(name, 'thread'), thread, restriction!);
+    return { state: state as S, watermark };
+  }
+
+  /** Folds only the visible records of a thread, uncached (nothing at all when none is visible). */
+  private async foldVisible(fold: AnyFold, thread: string, restriction: FilterNode): Promise<{ state: unknown; watermark: number }> {
     let state = fold.initial(thread);
     let watermark = 0;
-    if (visibility === 'some') {
-      let after = 0;
-      for (;;) {
-        const page = await this.store.listByThread(thread, { after, limit: PAGE_MAX_LIMIT });
-        for (const stored of page.items) {
-          if (!matchesFilter(stored, restriction!)) continue;
-          state = fold.apply(state, stored);
-          watermark = stored.sequence;
-        }
-        if (page.nextAfter === null) break;
-        after = page.nextAfter;
+    if (threadVisibility(restriction, thread) === 'none') return { state, watermark };
+    let after = 0;
+    for (;;) {
+      const page = await this.store.listByThread(thread, { after, limit: PAGE_MAX_LIMIT });
+      for (const stored of page.items) {
+        if (!matchesFilter(stored, restriction)) continue;
+        state = fold.apply(state, stored);
+        watermark = stored.sequence;
       }
+      if (page.nextAfter === null) return { state, watermark };
+      after = page.nextAfter;
     }
-    return { state: state as S, watermark };
   }
 
   /**
