@@ -9,7 +9,8 @@ export const getCapabilities = defineRoute({
   path: '/v1/capabilities',
   summary: 'Capabilities manifest scoped to the caller',
   tags: ['ledger'],
-  auth: { scope: 'records:read' },
+  // Any live bearer may learn what this instance can do; the manifest reports that caller's scopes.
+  auth: { scope: null },
   responses: { 200: { description: 'The manifest.', schema: CapabilitiesManifestSchema } },
   errors: [],
   inject: { info: ServerInfo, flags: CapabilityFlagsToken },
