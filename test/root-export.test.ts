@@ -35,4 +35,11 @@ describe('root export', function () {
     const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script]);
     expect(JSON.parse(stdout.trim())).to.deep.equal({ status: 'ok', plugins: ['ledger'], exports: ['createLoom', 'RecordReader', 'LOCAL', 'covers'] });
   });
+
+  it('loom/server (the reference composition) also loads on its own', async () => {
+    const server = fileURLToPath(new URL('../core/cli/reference-loom.js', import.meta.url));
+    const script = `const m = await import(${JSON.stringify(server)}); console.log(typeof m.createReferenceLoom);`;
+    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script]);
+    expect(stdout.trim()).to.equal('function');
+  });
 });

@@ -4,6 +4,8 @@
  * the instance DID persisted in the data directory. The library's root
  * (core/server/create-loom.ts) names none of these; this application does.
  */
+// An entry point of its own (loom/server): tsyringe needs the reflect polyfill before it loads.
+import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve as resolvePath } from 'node:path';
