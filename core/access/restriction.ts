@@ -4,7 +4,7 @@
  * only threads lets thread reads use the shared fold cache, while any other
  * (a namespace grain) makes them fold just the visible records.
  */
-import { MATCH_ALL, type FilterNode } from '../../storage/contract/query/filter-ast.js';
+import type { FilterNode } from '../../storage/contract/query/filter-ast.js';
 import type { Caller } from './caller.js';
 import type { ReadPolicy } from './read-policy.js';
 
@@ -63,4 +63,3 @@ function visibility(node: FilterNode, thread: string): 'all' | 'none' | 'some' {
   }
 }
 
-export { MATCH_ALL };

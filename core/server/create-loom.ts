@@ -71,7 +71,8 @@ export async function createLoom(options: LoomOptions): Promise<Loom> {
   const root = globalContainer.createChildContainer();
   const engine = new LoomEngine({ store, onError: (error, context) => log.log('error', context, { error: String(error), stack: (error as Error)?.stack }) });
   const capabilities = new CapabilityFlags();
-  const authenticator = () => (root.isRegistered(Authenticator, false) ? root.resolve<Authenticator>(Authenticator) : null);
+  // Plugins expose these while registering, before the first request; read through `let` so ServerInfo can be built first.
+  let authenticator: Authenticator | null = null;
   const info: ServerInfo = {
     version: LOOM_VERSION,
     apiVersion: API_VERSION,
@@ -79,7 +80,7 @@ export async function createLoom(options: LoomOptions): Promise<Loom> {
     instanceDid: options.instanceDid ?? `did:sync:system:loom-${randomBytes(8).toString('hex')}`,
     storeBackend: store.capabilities.backend,
     storeBackends: [...(options.storeBackends ?? [store.capabilities.backend])],
-    authRequired: () => (options.insecureLocalhost ? false : (authenticator()?.required() ?? false)),
+    authRequired: () => (options.insecureLocalhost ? false : (authenticator?.required() ?? false)),
     conventions: { decisions_path: null, identity_path: null, sync_path: null, trust_path: null },
   };
   bindValue(root, Logger, log);
@@ -108,14 +109,18 @@ export async function createLoom(options: LoomOptions): Promise<Loom> {
     configTopic: (topic, owner) => engine.configTopics.register(topic, owner),
   });
 
+  // Resolved once, not per request: the request path stays free of container lookups.
+  authenticator = root.isRegistered(Authenticator, false) ? root.resolve<Authenticator>(Authenticator) : null;
+  const cors = root.isRegistered(CorsPolicy, false) ? root.resolve<CorsPolicy>(CorsPolicy) : null;
+  const authorizeOptions = { authenticator, enforcementDisabled: options.insecureLocalhost === true };
   const host = options.insecureLocalhost ? '127.0.0.1' : (options.host ?? '127.0.0.1');
   const server = createServer(catalog, registered.containers, {
     host,
     port: options.port ?? 9100,
     maxBodyBytes: options.maxBodyBytes ?? 1024 * 1024,
     log,
-    auth: () => ({ authenticator: authenticator(), enforcementDisabled: options.insecureLocalhost === true }),
-    cors: () => (root.isRegistered(CorsPolicy, false) ? root.resolve<CorsPolicy>(CorsPolicy) : null),
+    auth: () => authorizeOptions,
+    cors: () => cors,
   });
 
   let initialized: Promise<void> | null = null;

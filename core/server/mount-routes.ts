@@ -19,7 +19,7 @@ import { compileValidator, type Validator } from './validators.js';
 export interface MountOptions {
   /** Default largest request body. @default 1 MiB */
   readonly maxBodyBytes: number;
-  /** Read per request, so an Authenticator exposed by a plugin is found however late it registered. */
+  /** The authenticator and enforcement switch, resolved once when the server is built. */
   readonly auth: () => AuthorizeOptions;
 }
 
