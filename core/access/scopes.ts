@@ -59,3 +59,26 @@ export function grainsFor(scopes: readonly string[], access: GrainAccess): Grain
   if (scopes.includes(coarse) || scopes.includes(ALL_SCOPES_GRANT)) return null;
   return scopes.map(parseGrain).filter((grain): grain is Grain => grain !== null && grain.access === access);
 }
+
+/**
+ * Whether `scope` grants nothing beyond `held` (attenuation, spec §5.4 rule 1):
+ * the same scope, anything under `admin`, a grain under the coarse scope of
+ * its access, or a namespace grain inside a held namespace grain of the same
+ * access (`namespace:acme/eu:read` within `namespace:acme:read`).
+ */
+export function scopeWithin(scope: string, held: readonly string[]): boolean {
+  if (held.includes(scope) || held.includes(ALL_SCOPES_GRANT)) return true;
+  const grain = parseGrain(scope);
+  if (!grain) return false;
+  if (held.includes(grain.access === 'read' ? 'records:read' : 'records:write')) return true;
+  if (grain.kind !== 'namespace') return false;
+  return held.some((other) => {
+    const outer = parseGrain(other);
+    return outer !== null && outer.kind === 'namespace' && outer.access === grain.access && grain.resource.startsWith(`${outer.resource}/`);
+  });
+}
+
+/** Whether every scope of `scopes` is within `held`. */
+export function scopesWithin(scopes: readonly string[], held: readonly string[]): boolean {
+  return scopes.every((scope) => scopeWithin(scope, held));
+}

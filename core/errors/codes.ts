@@ -73,6 +73,15 @@ export const ERROR_CATALOGUE = {
   SERVICE_UNAVAILABLE: { status: 503 },
   // A mint or rotation for a revoked service account (spec §3: future mints are blocked).
   SERVICE_ACCOUNT_REVOKED: { status: 409 },
+  // Membership invites (prior art; docs/decisions.md): an unknown or wrong invite token, then why a known one no longer works.
+  INVITE_NOT_FOUND: { status: 404 },
+  INVITE_EXPIRED: { status: 410 },
+  INVITE_REVOKED: { status: 410 },
+  INVITE_EXHAUSTED: { status: 410 },
+  // A label held by a current member, claimed by an invite not pinned to it or by an adoption.
+  MEMBER_LABEL_TAKEN: { status: 409 },
+  // An account binding on an instance that declares no account verifier (the counterpart of PASSKEY_NOT_ACCEPTED).
+  ACCOUNT_NOT_ACCEPTED: { status: 409 },
 } as const satisfies Record<string, { status: number; type?: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { container } from 'tsyringe';
 import { Type } from 'typebox';
+import { DiscoveryFacts } from './discovery-facts.js';
 import { CapabilityFlags } from './capabilities.js';
 import { silentLogger } from './logger.js';
 import { definePlugin, type LoomPlugin } from './plugin.js';
@@ -15,6 +16,7 @@ function sinks() {
     root: container.createChildContainer(),
     catalog: new RouteCatalog(),
     capabilities: new CapabilityFlags(),
+    facts: new DiscoveryFacts(),
     log: silentLogger,
     dataDir: null,
     fold: () => {},

@@ -14,6 +14,7 @@ import type { IngestGate } from '../access/ingest-gate.js';
 import type { ReadPolicy } from '../access/read-policy.js';
 import type { ConfigTopic } from '../folds/config/config-topic.js';
 import type { CapabilityFlags } from './capabilities.js';
+import type { DiscoveryFacts } from './discovery-facts.js';
 import type { Logger } from './logger.js';
 import type { LoomPlugin, PluginRegistration } from './plugin.js';
 import type { PluginScope } from './plugin-scope.js';
@@ -30,6 +31,7 @@ export interface PluginSinks {
   readonly root: DependencyContainer;
   readonly catalog: RouteCatalog;
   readonly capabilities: CapabilityFlags;
+  readonly facts: DiscoveryFacts;
   readonly log: Logger;
   /** The data directory of a persistent store, or null. */
   readonly dataDir: string | null;
@@ -131,6 +133,7 @@ export async function registerPlugins(registrations: readonly PluginRegistration
       configTopic: (topic) => sinks.configTopic(topic, plugin.name),
       dataDir: sinks.dataDir === null ? null : join(sinks.dataDir, 'plugins', plugin.name),
       capability: (name, enabled) => sinks.capabilities.set(name, enabled),
+      describe: (surface, key, read) => sinks.facts.describe(surface, key, plugin.name, read),
       onStart: (fn) => startHooks.push(fn),
       onStop: (fn) => stopHooks.push(fn),
     };

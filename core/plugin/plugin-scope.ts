@@ -10,6 +10,7 @@ import type { IngestGate } from '../access/ingest-gate.js';
 import type { ReadPolicy } from '../access/read-policy.js';
 import type { ConfigTopic } from '../folds/config/config-topic.js';
 import type { Logger } from './logger.js';
+import type { DiscoverySurface } from './discovery-facts.js';
 import type { AnyRouteDecl } from './route.js';
 
 export interface PluginScope {
@@ -35,6 +36,11 @@ export interface PluginScope {
    * not persistent. Facts are records, state is folds.
    */
   readonly dataDir: string | null;
+  /**
+   * Contributes a fact to a discovery surface (`health`: GET /health, `manifest`:
+   * the capabilities manifest), read on every request; one owner per key.
+   */
+  describe(surface: DiscoverySurface, key: string, read: () => unknown): void;
   /** Sets a capability flag; only set true for what works end to end. */
   capability(name: string, enabled: boolean): void;
   /** Runs after the engine started (folds rebuilt), before the loops start and the server listens. */

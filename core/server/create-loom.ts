@@ -18,6 +18,7 @@ import { LoomEngine, LoomEngineToken } from '../engine/loom-engine.js';
 import { RecordReaderToken } from '../engine/record-reader.js';
 import { Config } from '../folds/config/config-topic.js';
 import { CapabilityFlags, CapabilityFlagsToken } from '../plugin/capabilities.js';
+import { DiscoveryFacts, DiscoveryFactsToken } from '../plugin/discovery-facts.js';
 import { jsonLogger, Logger } from '../plugin/logger.js';
 import type { PluginRegistration } from '../plugin/plugin.js';
 import { registerPlugins } from '../plugin/plugin-host.js';
@@ -92,6 +93,8 @@ export async function createLoom(options: LoomOptions): Promise<Loom> {
   bindValue(root, RecordReaderToken, engine.reader);
   bindValue(root, Config, engine.config);
   bindValue(root, CapabilityFlagsToken, capabilities);
+  const facts = new DiscoveryFacts();
+  bindValue(root, DiscoveryFactsToken, facts);
   bindValue(root, ServerInfo, info);
 
   const catalog = new RouteCatalog();
@@ -100,6 +103,7 @@ export async function createLoom(options: LoomOptions): Promise<Loom> {
     root,
     catalog,
     capabilities,
+    facts,
     log,
     dataDir: options.dataDir ?? null,
     fold: (fold) => engine.folds.register(fold),

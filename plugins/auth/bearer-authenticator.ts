@@ -4,14 +4,18 @@
  * never storage), then a constant-time comparison of the token id. Every
  * bearer that does not hold (malformed, unknown, another account's, wrong
  * env, revoked, expired) gets the same 401 AUTH_REQUIRED, so none of them
- * tells an attacker anything. The caller of a token is built once and
- * reused until the credentials change.
+ * tells an attacker anything. A token parented to a grant is then checked for
+ * liveness (spec §5.4 rule 9): one lookup in the folded grant graph, where
+ * revocation has already been cascaded and the chain's earliest expiry
+ * precomputed, so a 64-hop chain costs what a root grant does. The caller of
+ * a token is built once and reused until the credentials change.
  */
 import { credentialCaller, withActorClaim, type Caller } from '../../core/access/caller.js';
 import type { Authenticator, CallerRequest } from '../../core/access/authenticator.js';
 import type { Config } from '../../core/folds/config/config-topic.js';
 import { LoomError } from '../../core/errors/loom-error.js';
 import { isValidDid } from '../../core/records/did-syntax.js';
+import { scopeWithin } from '../../core/access/scopes.js';
 import { mayActAs } from './actor-permission.js';
 import { parseBearer, sameTokenId, tokenIdOf } from './bearer-token.js';
 import type { CredentialService } from './credential-service.js';
@@ -23,6 +27,8 @@ const BEARER = /^Bearer +([\x21-\x7e]+) *$/i;
 export class BearerAuthenticator implements Authenticator {
   private cache = new Map<string, Caller>();
   private cacheVersion = -1;
+  /** When each token was last presented (memory only: a read must not write a record). */
+  private readonly lastUsed = new Map<string, number>();
 
   constructor(
     private readonly credentials: CredentialService,
@@ -64,20 +70,49 @@ export class BearerAuthenticator implements Authenticator {
     }
     const account = state.accounts.get(entry.service_account_id);
     if (!account || !account.active) throw new LoomError('AUTH_REQUIRED', REFUSED);
-    if (entry.expires_at !== null && !(Date.parse(entry.expires_at) > this.now())) throw new LoomError('AUTH_REQUIRED', REFUSED);
+    const now = this.now();
+    if (entry.expires_at !== null && !(Date.parse(entry.expires_at) > now)) throw new LoomError('AUTH_REQUIRED', REFUSED);
+    if (entry.grant_id !== null) {
+      switch (state.grants.standing(entry.grant_id, now)) {
+        case 'in_force':
+          break;
+        case 'expired':
+          throw new LoomError('GRANT_EXPIRED', 'the grant this credential is parented to (or one of its ancestors) has expired; re-credential or ask for a new grant');
+        default:
+          throw new LoomError('GRANT_REVOKED', 'the grant this credential is parented to (or one of its ancestors) is revoked or not in force');
+      }
+    }
+    this.lastUsed.set(tokenId, now);
     let caller = this.cache.get(tokenId);
     if (!caller) {
+      const grant = entry.grant_id === null ? undefined : state.grants.get(entry.grant_id);
+      const grantExpiry = grant && Number.isFinite(grant.effectiveExpiresMs) ? grant.effectiveExpiresMs : Infinity;
+      const tokenExpiry = entry.expires_at === null ? Infinity : Date.parse(entry.expires_at);
+      const expiry = Math.min(grantExpiry, tokenExpiry);
       caller = credentialCaller({
         principal: account.did,
         serviceAccountId: account.id,
         credentialId: tokenId,
-        scopes: entry.scopes,
+        // Never wider than the grant (rule 1), whatever the token snapshotted (an adopted account's older token).
+        scopes: grant ? entry.scopes.filter((scope) => scopeWithin(scope, grant.scopes)) : entry.scopes,
         actors: entry.actors,
-        expiresAt: entry.expires_at,
-        claims: { 'auth.display_name': account.display_name, 'auth.namespace': account.namespace },
+        expiresAt: Number.isFinite(expiry) ? new Date(expiry).toISOString() : null,
+        grantId: grant?.id ?? null,
+        grantChain: grant?.chain ?? [],
+        claims: {
+          'auth.display_name': account.display_name,
+          'auth.namespace': account.namespace,
+          ...(grant ? { 'auth.budget': grant.effective.budget, 'auth.label': grant.label } : {}),
+        },
       });
       this.cache.set(tokenId, caller);
     }
     return caller;
+  }
+
+  /** When a token was last presented to this process, or null. */
+  lastUsedAt(tokenId: string): string | null {
+    const at = this.lastUsed.get(tokenId);
+    return at === undefined ? null : new Date(at).toISOString();
   }
 }

@@ -33,6 +33,20 @@ export interface NewToken {
   readonly createdAt?: string;
   readonly expiresAt?: string | null;
   readonly by: string | null;
+  /** The grant the token is parented to (spec §5.4 rule 9); null for a legacy credential. */
+  readonly grantId?: string | null;
+  /** Scopes snapshotted on the token; the account's by default. */
+  readonly scopes?: readonly string[];
+  /** How it was issued (bootstrap, mint, rotate, invite, grant, adopt, recredential). */
+  readonly via?: string;
+}
+
+/** What a transaction may do: append to the auth thread, with the fold current after each write. */
+export interface AuthWriter {
+  state(): CredentialsState;
+  write(body: Record<string, unknown>, parents?: readonly string[]): Promise<string>;
+  createAccount(input: NewServiceAccount & { did?: string }): Promise<ServiceAccount>;
+  mint(input: NewToken): Promise<{ entry: TokenEntry; bearer: string | null }>;
 }
 
 export class CredentialService {
@@ -66,7 +80,23 @@ export class CredentialService {
     return run;
   }
 
-  private async write(body: Record<string, unknown>): Promise<string> {
+  /**
+   * Runs `work` alone among the plugin's writes. The records it writes are
+   * not one atomic batch: each is durable when its write resolves, so a
+   * transaction orders its records to leave a harmless state if cut short.
+   */
+  transact<T>(work: (tx: AuthWriter) => Promise<T>): Promise<T> {
+    return this.serial(() =>
+      work({
+        state: () => this.state(),
+        write: (body, parents) => this.write(body, parents),
+        createAccount: (input) => this.createUnqueued(input),
+        mint: (input) => this.mintUnqueued(input),
+      }),
+    );
+  }
+
+  private async write(body: Record<string, unknown>, parents: readonly string[] = []): Promise<string> {
     const { stored } = await this.ingestor.ingest(ENGINE_WRITE, {
       thread: AUTH_THREAD,
       actor: AUTH_ACTOR,
@@ -74,7 +104,7 @@ export class CredentialService {
       body,
       clock: this.state().clock + 1,
       data_type: 'SCALAR',
-      parents: [],
+      parents: [...parents],
       judged_by: null,
     });
     return stored.record.id;
@@ -89,13 +119,19 @@ export class CredentialService {
   createServiceAccount(input: NewServiceAccount, guard?: (state: CredentialsState) => void): Promise<ServiceAccount> {
     return this.serial(async () => {
       guard?.(this.state());
+      return this.createUnqueued(input);
+    });
+  }
+
+  private async createUnqueued(input: NewServiceAccount & { did?: string }): Promise<ServiceAccount> {
+    {
       const id = input.id ?? CredentialService.newAccountId();
       if (this.state().accounts.has(id)) throw new LoomError('INVALID_SHAPE', `service account ${id} already exists; choose another id`);
       await this.write({
         kind: KIND_SERVICE_ACCOUNT,
         service_account_id: id,
         display_name: input.displayName,
-        did: `did:sync:system:${id}`,
+        did: input.did ?? `did:sync:system:${id}`,
         scopes: [...input.scopes],
         actors: [...input.actors],
         account_namespace: input.namespace,
@@ -103,7 +139,7 @@ export class CredentialService {
         by: input.by,
       });
       return this.state().accounts.get(id)!;
-    });
+    }
   }
 
   /**
@@ -126,11 +162,13 @@ export class CredentialService {
       token_id: tokenId,
       service_account_id: account.id,
       env_tag: input.envTag,
-      scopes: [...account.scopes],
+      scopes: [...(input.scopes ?? account.scopes)],
       actors: [...account.actors],
       created_at: input.createdAt ?? new Date().toISOString(),
       expires_at: input.expiresAt ?? null,
       by: input.by,
+      via: input.via ?? 'mint',
+      ...(input.grantId ? { grant_id: input.grantId } : {}),
     });
     const entry = this.state().tokens.get(tokenId);
     if (!entry) throw new LoomError('INTERNAL', 'the token record did not come into force');
@@ -141,7 +179,9 @@ export class CredentialService {
   rotate(serviceAccountId: string, envTag: string, by: string | null): Promise<{ entry: TokenEntry; bearer: string }> {
     return this.serial(async () => {
       const previous = this.tokensOf(serviceAccountId).filter((t) => !t.revoked);
-      const minted = await this.mintUnqueued({ serviceAccountId, envTag, tokenId: null, by });
+      // A member's holder account stays under its grant: the new token inherits the parent the old ones had.
+      const grantId = previous.map((t) => t.grant_id).find((id) => id !== null) ?? null;
+      const minted = await this.mintUnqueued({ serviceAccountId, envTag, tokenId: null, by, grantId, via: 'rotate' });
       for (const old of previous) {
         await this.write({ kind: KIND_REVOCATION, service_account_id: serviceAccountId, token_id: old.token_id, reason: 'rotated', revoked_at: new Date().toISOString(), by });
       }

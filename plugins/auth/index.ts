@@ -1,9 +1,11 @@
 /**
- * The auth plugin: service accounts and bearer tokens as records on a thread
- * of its own, and on the framework's extension points the Authenticator,
- * four ingest gates (credentials thread, configuration authority, write
- * grains, actor claim), two read policies (read grains, sealed credentials),
- * the CORS policy and the auth_required / auth_cors_origins topics.
+ * The auth plugin: service accounts, bearer tokens, delegation grants,
+ * memberships, invites and bindings as records on a thread of its own, and on
+ * the framework's extension points the Authenticator (with grant liveness),
+ * six ingest gates (credentials thread, reserved kinds, configuration
+ * authority, write grains, actor claim, grant chain), two read policies (read
+ * grains, sealed credentials), the CORS policy, four configuration topics and
+ * the /health facts about re-credential proofs.
  */
 import { Authenticator } from '../../core/access/authenticator.js';
 import { CorsPolicy } from '../../core/access/cors-policy.js';
@@ -18,7 +20,32 @@ import { bootstrapFromEnvironment } from './bootstrap-from-environment.js';
 import { AuthOptions, AuthOptionsToken } from './config.js';
 import { CredentialService, CredentialServiceToken } from './credential-service.js';
 import { credentialsFold } from './credentials-fold.js';
-import { AUTH_GATES } from './ingest-gates.js';
+import { authGates } from './ingest-gates.js';
+import { grantFold } from './grant-fold.js';
+import { GrantService, GrantServiceToken } from './grant-service.js';
+import { MembershipService, MembershipServiceToken } from './membership-service.js';
+import { SelfService, SelfServiceToken } from './self-service.js';
+import { RecredentialDoor, RecredentialDoorToken } from './recredential-door.js';
+import { PrincipalResolver } from '../../core/access/principal-resolver.js';
+import { ServerInfo } from '../../core/server/server-info.js';
+import { issueGrant } from './routes/issue-grant.js';
+import { revokeGrant } from './routes/revoke-grant.js';
+import { createInvite } from './routes/create-invite.js';
+import { listInvites } from './routes/list-invites.js';
+import { revokeInvite } from './routes/revoke-invite.js';
+import { redeemInvite } from './routes/redeem-invite.js';
+import { listMembers } from './routes/list-members.js';
+import { adoptMember } from './routes/adopt-member.js';
+import { revokeMember } from './routes/revoke-member.js';
+import { getSelf } from './routes/get-self.js';
+import { listSelfBindings } from './routes/list-self-bindings.js';
+import { createSelfBinding } from './routes/create-self-binding.js';
+import { createSelfBindingChallenge } from './routes/create-self-binding-challenge.js';
+import { deleteSelfBinding } from './routes/delete-self-binding.js';
+import { listSelfCredentials } from './routes/list-self-credentials.js';
+import { revokeSelfCredential } from './routes/revoke-self-credential.js';
+import { createRecredentialChallenge } from './routes/create-recredential-challenge.js';
+import { recredential } from './routes/recredential.js';
 import { AUTH_READ_POLICIES } from './read-policies.js';
 import { bootstrapServiceAccount } from './routes/bootstrap-service-account.js';
 import { createServiceAccount } from './routes/create-service-account.js';
@@ -27,16 +54,47 @@ import { listScopePresets } from './routes/list-scope-presets.js';
 import { listServiceAccounts } from './routes/list-service-accounts.js';
 import { revokeServiceAccount } from './routes/revoke-service-account.js';
 import { rotateServiceAccountKey } from './routes/rotate-service-account-key.js';
-import { authCorsOriginsTopic, authRequiredTopic } from './topics.js';
+import { authCorsOriginsTopic, authRequiredTopic, grantLifetimeTopic, passkeyRpTopic } from './topics.js';
 
 export { AuthOptions, AuthOptionsToken } from './config.js';
 export { AUTH_THREAD } from './auth-thread.js';
-export { authRequiredTopic, authCorsOriginsTopic } from './topics.js';
+export { authRequiredTopic, authCorsOriginsTopic, grantLifetimeTopic, passkeyRpTopic } from './topics.js';
+export { GrantServiceToken } from './grant-service.js';
+export { MembershipServiceToken } from './membership-service.js';
+export { SelfServiceToken } from './self-service.js';
+export { RecredentialDoorToken } from './recredential-door.js';
+export { CredentialServiceToken } from './credential-service.js';
 export { parseBearer, formatBearer, mintSecret, tokenIdOf, SECRET_PATTERN } from './bearer-token.js';
 export { identityOf, IdentitySchema } from './identity.js';
 export { SCOPE_PRESETS } from './scope-presets.js';
 
-export const AUTH_ROUTES = [bootstrapServiceAccount, listServiceAccounts, createServiceAccount, revokeServiceAccount, rotateServiceAccountKey, listScopePresets, getIdentity] as const;
+export const AUTH_ROUTES = [
+  bootstrapServiceAccount,
+  listServiceAccounts,
+  createServiceAccount,
+  revokeServiceAccount,
+  rotateServiceAccountKey,
+  listScopePresets,
+  getIdentity,
+  issueGrant,
+  revokeGrant,
+  createInvite,
+  listInvites,
+  revokeInvite,
+  redeemInvite,
+  listMembers,
+  adoptMember,
+  revokeMember,
+  getSelf,
+  listSelfBindings,
+  createSelfBinding,
+  createSelfBindingChallenge,
+  deleteSelfBinding,
+  listSelfCredentials,
+  revokeSelfCredential,
+  createRecredentialChallenge,
+  recredential,
+] as const;
 
 export const authPlugin = definePlugin({
   name: 'auth',
@@ -49,17 +107,41 @@ export const authPlugin = definePlugin({
     bindValue(scope.container, CredentialServiceToken, credentials);
     const config = resolve(scope.container, Config);
     const authenticator = new BearerAuthenticator(credentials, config, options.required);
+    const grants = new GrantService(credentials, config, resolve(scope.container, ServerInfo).instanceDid, options.envTag);
+    const memberships = new MembershipService(credentials, grants);
+    const self = new SelfService(credentials, config, authenticator);
+    bindValue(scope.container, GrantServiceToken, grants);
+    bindValue(scope.container, MembershipServiceToken, memberships);
+    bindValue(scope.container, SelfServiceToken, self);
+    bindValue(scope.container, RecredentialDoorToken, new RecredentialDoor(credentials, grants, self));
     scope.configTopic(authRequiredTopic);
     scope.configTopic(authCorsOriginsTopic);
+    scope.configTopic(grantLifetimeTopic);
+    scope.configTopic(passkeyRpTopic);
     scope.fold(credentialsFold);
+    scope.fold(grantFold);
     scope.expose(Authenticator, authenticator);
     scope.expose(CorsPolicy, authCorsPolicy(authenticator, config));
-    for (const gate of AUTH_GATES) scope.ingestGate(gate);
+    // Rule 8 (spec §5.4): whoever judges work resolves both sides through their grant chains.
+    scope.expose(PrincipalResolver, { principalOf: (did) => credentials.state().grants.principalOf(did, Date.now()) });
+    scope.describe('health', 'proof_kinds_accepted', () => self.proofKindsAccepted());
+    scope.describe('health', 'passkey_rp', () => {
+      const rp = self.relyingParty();
+      return rp ? { rp_id: rp.rp_id } : undefined;
+    });
+    for (const gate of authGates(credentials)) scope.ingestGate(gate);
     for (const policy of AUTH_READ_POLICIES) scope.readPolicy(policy);
     for (const route of AUTH_ROUTES) scope.route(route);
     scope.capability('auth.bearer', true);
     scope.capability('auth.service_accounts', true);
     scope.capability('auth.grains', true);
+    scope.capability('auth.grants', true);
+    scope.capability('auth.members', true);
+    scope.capability('auth.invites', true);
+    scope.capability('auth.recovery_codes', true);
+    scope.capability('auth.passkeys', true);
+    // No account verifier is implemented: account bindings answer 409 ACCOUNT_NOT_ACCEPTED.
+    scope.capability('auth.account_binding', false);
     let announced = -1;
     const announce = () => {
       const required = authenticator.required();

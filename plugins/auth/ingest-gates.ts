@@ -6,13 +6,20 @@
  *    writes only inside them (§5.3).
  * 4. actor-claim: a credential writes only as a DID it may act as, and only
  *    as its claimed actor when it claimed one (§5.1.2; docs/decisions.md).
+ * 5. reserved-kinds: identity, invite and credential kinds mean something only
+ *    on the auth thread; elsewhere they would only mislead a reader.
+ * 6. grant-chain: a grant's chain is at most 64 hops and matches the walk of
+ *    its record's actual parents; a child never substitutes its parent's
+ *    guard (§5.4 rules 6 and 7). Built per plugin instance: it reads the graph.
  */
 import { isAdmin, grainsFor } from '../../core/access/scopes.js';
 import type { IngestGate } from '../../core/access/ingest-gate.js';
 import { LoomError } from '../../core/errors/loom-error.js';
 import { TH_ENGINE_CONFIG } from '../../core/records/reserved-threads.js';
 import { mayActAs } from './actor-permission.js';
-import { AUTH_THREAD } from './auth-thread.js';
+import { AUTH_THREAD, KIND_GRANT } from './auth-thread.js';
+import type { CredentialService } from './credential-service.js';
+import { ancestryProblem, readGrantFields } from './grant-graph.js';
 
 export const credentialsThreadGate: IngestGate = {
   name: 'auth.credentials-thread',
@@ -68,4 +75,31 @@ export const actorClaimGate: IngestGate = {
   },
 };
 
-export const AUTH_GATES: readonly IngestGate[] = [credentialsThreadGate, configAuthorityGate, writeGrainsGate, actorClaimGate];
+const RESERVED_KIND = /^core\.(identity|invite|auth)\./;
+
+export const reservedKindsGate: IngestGate = {
+  name: 'auth.reserved-kinds',
+  check({ record }) {
+    const kind = record.body['kind'];
+    if (record.thread !== AUTH_THREAD && typeof kind === 'string' && RESERVED_KIND.test(kind)) {
+      throw new LoomError('FORBIDDEN', `body.kind ${kind} is reserved to the auth plugin: issue grants with POST /v1/grants, invites with POST /v1/invites, bindings with POST /v1/self/bindings`);
+    }
+  },
+};
+
+export function grantChainGate(credentials: CredentialService): IngestGate {
+  return {
+    name: 'auth.grant-chain',
+    check({ record }) {
+      if (record.thread !== AUTH_THREAD || record.body['kind'] !== KIND_GRANT) return;
+      const fields = readGrantFields(record.body);
+      if (typeof fields === 'string') throw new LoomError('INVALID_SHAPE', `grant record: ${fields}`);
+      const problem = ancestryProblem(credentials.state().grants, record, fields);
+      if (problem !== null) throw new LoomError('GRANT_REFUSED', `grant refused: ${problem}`);
+    },
+  };
+}
+
+export function authGates(credentials: CredentialService): readonly IngestGate[] {
+  return [credentialsThreadGate, reservedKindsGate, configAuthorityGate, writeGrainsGate, actorClaimGate, grantChainGate(credentials)];
+}

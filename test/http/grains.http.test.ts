@@ -96,7 +96,7 @@ for (const storage of ['sqlite', 'level'] as const) {
       expect((await get(url, `/v1/threads/${A}/project?format=messages`, as(threadReader))).json.messages).to.have.length(2);
       // A global fold reading records beyond the grain is refused, not served whole.
       expectEnvelope(await get(url, '/v1/folds/engine_config', as(threadReader)), 403, 'SCOPE_FORBIDDEN');
-      expect((await get(url, '/v1/folds/credentials', as(threadReader))).json.value).to.deep.equal({ service_accounts: [], tokens: [] });
+      expect((await get(url, '/v1/folds/credentials', as(threadReader))).json.value).to.deep.equal({ service_accounts: [], tokens: [], grants: 0, invites: 0, bindings: 0 });
     });
 
     it('query: results and matched_total count only what the caller can page through', async () => {

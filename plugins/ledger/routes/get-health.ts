@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { defineRoute } from '../../../core/plugin/route.js';
 import { ServerInfo } from '../../../core/server/server-info.js';
+import { DiscoveryFactsToken } from '../../../core/plugin/discovery-facts.js';
 
 export const getHealth = defineRoute({
   operationId: 'getHealth',
@@ -17,7 +18,8 @@ export const getHealth = defineRoute({
           status: Type.Literal('ok'),
           version: Type.String(),
           instance_did: Type.String(),
-          proof_kinds_accepted: Type.Array(Type.String()),
+          proof_kinds_accepted: Type.Array(Type.String(), { description: 'Proofs POST /v1/recredential accepts: recovery_code whenever the auth plugin is loaded; passkey once a relying party is declared.' }),
+          passkey_rp: Type.Optional(Type.Object({ rp_id: Type.String() })),
           federation: Type.Object({ enabled: Type.Boolean(), pairs: Type.Integer() }),
         },
         { $id: 'Health' },
@@ -25,13 +27,14 @@ export const getHealth = defineRoute({
     },
   },
   errors: [],
-  inject: { info: ServerInfo },
-  handler: (_input, { info }) => ({
+  inject: { info: ServerInfo, facts: DiscoveryFactsToken },
+  handler: (_input, { info, facts }) => ({
     status: 'ok' as const,
     version: info.version,
     instance_did: info.instanceDid,
-    // Recovery codes are always accepted (spec §4.1); account and passkey once declared.
-    proof_kinds_accepted: ['recovery_code'],
+    // The plugin that re-credentials owns these facts; with none loaded, nothing is accepted.
+    proof_kinds_accepted: [] as string[],
     federation: { enabled: false, pairs: 0 },
+    ...(facts.read('health') as { proof_kinds_accepted?: string[]; passkey_rp?: { rp_id: string } }),
   }),
 });

@@ -1,0 +1,150 @@
+/**
+ * Passkeys through @simplewebauthn/server: registration with attestation
+ * `none`, a discoverable credential and no extensions (spec §4.11), and
+ * assertions over a challenge this process issued. Challenges live in memory
+ * for five minutes and are single-use, so a replayed assertion is refused;
+ * the stored signature counter refuses a cloned authenticator (a counter that
+ * does not move forward).
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import {
+  generateRegistrationOptions,
+  verifyAuthenticationResponse,
+  verifyRegistrationResponse,
+  type PublicKeyCredentialCreationOptionsJSON,
+} from '@simplewebauthn/server';
+import type { PasskeyMaterial } from './bindings.js';
+
+export interface RelyingParty {
+  readonly rp_id: string;
+  readonly rp_name?: string;
+  readonly origins: readonly string[];
+}
+
+export type ChallengePurpose = 'register' | 'recredential';
+
+const CHALLENGE_TTL_MS = 5 * 60 * 1000;
+const MAX_CHALLENGES = 10_000;
+
+export class ChallengeStore {
+  private readonly pending = new Map<string, { purpose: ChallengePurpose; subject: string; expires: number }>();
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  issue(purpose: ChallengePurpose, subject: string): { challenge: string; expiresAt: string } {
+    const now = this.now();
+    for (const [key, entry] of this.pending) {
+      if (entry.expires > now && this.pending.size < MAX_CHALLENGES) break;
+      this.pending.delete(key);
+    }
+    const challenge = randomBytes(32).toString('base64url');
+    this.pending.set(challenge, { purpose, subject, expires: now + CHALLENGE_TTL_MS });
+    return { challenge, expiresAt: new Date(now + CHALLENGE_TTL_MS).toISOString() };
+  }
+
+  /** Spends a challenge: true once, for the purpose and subject it was issued for, before it expires. */
+  consume(challenge: string, purpose: ChallengePurpose, subject: string): boolean {
+    const entry = this.pending.get(challenge);
+    if (!entry) return false;
+    this.pending.delete(challenge);
+    return entry.purpose === purpose && entry.subject === subject && entry.expires > this.now();
+  }
+}
+
+/** An opaque, stable WebAuthn user handle for a principal. */
+export function userHandleOf(principal: string): Uint8Array {
+  return new Uint8Array(createHash('sha256').update(`loom-user:${principal}`).digest().subarray(0, 16));
+}
+
+export async function registrationOptions(
+  rp: RelyingParty,
+  principal: string,
+  name: string,
+  challenge: string,
+  existing: readonly PasskeyMaterial[],
+): Promise<PublicKeyCredentialCreationOptionsJSON> {
+  return generateRegistrationOptions({
+    rpName: rp.rp_name ?? rp.rp_id,
+    rpID: rp.rp_id,
+    userName: name,
+    userDisplayName: name,
+    userID: userHandleOf(principal) as Uint8Array<ArrayBuffer>,
+    challenge,
+    attestationType: 'none',
+    excludeCredentials: existing.map((p) => ({ id: p.credential_id, transports: [...p.transports] })),
+    authenticatorSelection: { residentKey: 'required', requireResidentKey: true, userVerification: 'preferred' },
+  });
+}
+
+export interface RegistrationMaterial {
+  readonly credential_id: string;
+  readonly client_data_json: string;
+  readonly attestation_object: string;
+  readonly transports?: readonly string[];
+}
+
+/** Verifies a registration; resolves the material to bind, or null when it does not verify. */
+export async function verifyRegistration(rp: RelyingParty, material: RegistrationMaterial, expectChallenge: (challenge: string) => boolean): Promise<PasskeyMaterial | null> {
+  try {
+    const result = await verifyRegistrationResponse({
+      response: {
+        id: material.credential_id,
+        rawId: material.credential_id,
+        type: 'public-key',
+        clientExtensionResults: {},
+        response: { clientDataJSON: material.client_data_json, attestationObject: material.attestation_object, transports: [...(material.transports ?? [])] as never },
+      },
+      expectedChallenge: expectChallenge,
+      expectedOrigin: [...rp.origins],
+      expectedRPID: rp.rp_id,
+      requireUserVerification: false,
+    });
+    if (!result.verified || !result.registrationInfo) return null;
+    const { credential, fmt } = result.registrationInfo;
+    if (fmt !== 'none') return null;
+    return {
+      credential_id: credential.id,
+      public_key: Buffer.from(credential.publicKey).toString('base64url'),
+      counter: credential.counter,
+      transports: [...(material.transports ?? [])],
+    };
+  } catch {
+    return null;
+  }
+}
+
+export interface AssertionEvidence {
+  readonly credential_id: string;
+  readonly client_data_json: string;
+  readonly authenticator_data: string;
+  readonly signature: string;
+  readonly user_handle?: string;
+}
+
+/** Verifies an assertion by a bound passkey; resolves its new counter, or null when it does not verify. */
+export async function verifyAssertion(rp: RelyingParty, evidence: AssertionEvidence, passkey: PasskeyMaterial, expectChallenge: (challenge: string) => boolean): Promise<number | null> {
+  try {
+    const result = await verifyAuthenticationResponse({
+      response: {
+        id: evidence.credential_id,
+        rawId: evidence.credential_id,
+        type: 'public-key',
+        clientExtensionResults: {},
+        response: {
+          clientDataJSON: evidence.client_data_json,
+          authenticatorData: evidence.authenticator_data,
+          signature: evidence.signature,
+          ...(evidence.user_handle ? { userHandle: evidence.user_handle } : {}),
+        },
+      },
+      expectedChallenge: expectChallenge,
+      expectedOrigin: [...rp.origins],
+      expectedRPID: rp.rp_id,
+      credential: { id: passkey.credential_id, publicKey: new Uint8Array(Buffer.from(passkey.public_key, 'base64url')), counter: passkey.counter, transports: [...passkey.transports] as never },
+      requireUserVerification: false,
+    });
+    return result.verified ? result.authenticationInfo.newCounter : null;
+  } catch {
+    return null;
+  }
+}
