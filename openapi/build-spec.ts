@@ -15,6 +15,7 @@ import {
   type ResponsesObject,
   type SchemaObject,
 } from 'openapi3-ts/oas31';
+import Value from 'typebox/value';
 import { errorStatus, type ErrorCode } from '../core/errors/codes.js';
 import type { AnyRouteDecl } from '../core/plugin/route.js';
 import type { RouteCatalog } from '../core/plugin/route-catalog.js';
@@ -113,7 +114,8 @@ function operation(route: AnyRouteDecl, components: ComponentRegistry): Operatio
     tags: [...route.tags],
     security: securityOf(route),
     ...(params.length ? { parameters: params } : {}),
-    ...(body ? { requestBody: { required: true, content: { 'application/json': { schema: components.schema(body) } } } } : {}),
+    // A body whose fields are all optional may be left out (DELETE … with an optional {note}).
+    ...(body ? { requestBody: { required: !Value.Check(body, {}), content: { 'application/json': { schema: components.schema(body) } } } } : {}),
     responses: responses(route, components),
   };
 }

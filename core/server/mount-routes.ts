@@ -42,7 +42,8 @@ function toHapiRoute(decl: AnyRouteDecl, container: DependencyContainer, options
   }
   const deps = Object.fromEntries(Object.entries(decl.inject).map(([name, key]) => [name, container.resolve(key as symbol)]));
   const status = successStatus(decl);
-  const hasBody = decl.method !== 'GET' && decl.method !== 'DELETE';
+  // A DELETE reads a body only when it declares one (an optional {note}); otherwise none is read.
+  const hasBody = decl.method !== 'GET' && (decl.method !== 'DELETE' || decl.request?.body !== undefined);
   const maxBodyBytes = decl.maxBodyBytes ?? options.maxBodyBytes;
 
   return {

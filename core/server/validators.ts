@@ -15,7 +15,8 @@ export function compileValidator(part: 'params' | 'query' | 'body' | 'headers', 
   const check = Compile(schema);
   const convert = part !== 'body';
   return (value) => {
-    let candidate = value === undefined && part !== 'body' ? {} : value;
+    // A missing body reads as no fields when the route has no required ones (DELETE … with an optional {note}).
+    let candidate = value === undefined && (part !== 'body' || check.Check({})) ? {} : value;
     if (candidate !== undefined) {
       if (convert) candidate = Value.Convert(schema, candidate);
       candidate = Value.Default(schema, candidate);

@@ -71,7 +71,7 @@ export class BearerAuthenticator implements Authenticator {
     const account = state.accounts.get(entry.service_account_id);
     if (!account || !account.active) throw new LoomError('AUTH_REQUIRED', REFUSED);
     const now = this.now();
-    if (entry.expires_at !== null && !(Date.parse(entry.expires_at) > now)) throw new LoomError('AUTH_REQUIRED', REFUSED);
+    // The grant first: a bearer whose grant expired or was revoked hears why (spec §5.4 rule 9).
     if (entry.grant_id !== null) {
       switch (state.grants.standing(entry.grant_id, now)) {
         case 'in_force':
@@ -82,6 +82,7 @@ export class BearerAuthenticator implements Authenticator {
           throw new LoomError('GRANT_REVOKED', 'the grant this credential is parented to (or one of its ancestors) is revoked or not in force');
       }
     }
+    if (entry.expires_at !== null && !(Date.parse(entry.expires_at) > now)) throw new LoomError('AUTH_REQUIRED', REFUSED);
     this.lastUsed.set(tokenId, now);
     let caller = this.cache.get(tokenId);
     if (!caller) {

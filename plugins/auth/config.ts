@@ -18,6 +18,15 @@ export const AuthOptions = Type.Object(
      * the account `sa-bootstrap-env`, bearer `loom_<env>_sa-bootstrap-env_<secret>`.
      */
     bootstrapSecret: Type.Optional(Type.String()),
+    /**
+     * The re-credential door's rate limit, per principal string and per client
+     * address: `burst` attempts at once, then one every `refillMs` (spec §5.6
+     * leaves the thresholds open; docs/decisions.md). @default {burst: 3, refillMs: 5000}
+     */
+    recredentialRate: Type.Object(
+      { burst: Type.Integer({ minimum: 1, maximum: 1000, default: 3 }), refillMs: Type.Integer({ minimum: 1, maximum: 3_600_000, default: 5000 }) },
+      { additionalProperties: false, default: { burst: 3, refillMs: 5000 } },
+    ),
   },
   { additionalProperties: false },
 );

@@ -101,6 +101,9 @@ export class GrantService {
         invite_id: null,
         note: request.note ?? null,
       };
+      // Refuse what the fold would hold out of force, before anything is written (rules 1-4).
+      const fault = graph.faultFor(fields);
+      if (fault !== null) throw new LoomError('GRANT_REFUSED', `grant refused: ${fault}`);
       const grant = await writeGrant(tx, fields);
       if (!request.with_token) return { grant, bearer: null, serviceAccountId: null };
       const minted = await this.mintFor(tx, grant, 'grant', this.issuerOf(caller));

@@ -113,7 +113,8 @@ export const authPlugin = definePlugin({
     bindValue(scope.container, GrantServiceToken, grants);
     bindValue(scope.container, MembershipServiceToken, memberships);
     bindValue(scope.container, SelfServiceToken, self);
-    bindValue(scope.container, RecredentialDoorToken, new RecredentialDoor(credentials, grants, self));
+    // Exposed (not only bound privately) so an embedder can watch the door: its limiters and hash count.
+    scope.expose(RecredentialDoorToken, new RecredentialDoor(credentials, grants, self, options.recredentialRate));
     scope.configTopic(authRequiredTopic);
     scope.configTopic(authCorsOriginsTopic);
     scope.configTopic(grantLifetimeTopic);

@@ -27,8 +27,8 @@ export interface RecredentialRequest {
 }
 
 export class RecredentialDoor {
-  readonly byPrincipal = new RateLimiter();
-  readonly byAddress = new RateLimiter();
+  readonly byPrincipal: RateLimiter;
+  readonly byAddress: RateLimiter;
   /** How many proof hashes this door has computed (the rate limit must answer before any). */
   hashCalls = 0;
 
@@ -36,8 +36,12 @@ export class RecredentialDoor {
     private readonly credentials: CredentialService,
     private readonly grants: GrantService,
     private readonly self: SelfService,
+    rate: { burst: number; refillMs: number } = { burst: 3, refillMs: 5000 },
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    this.byPrincipal = new RateLimiter(rate.burst, rate.refillMs, 10_000, now);
+    this.byAddress = new RateLimiter(rate.burst, rate.refillMs, 10_000, now);
+  }
 
   /** A principal string as sent (a DID, or a member label) to the DID it names. */
   static principalDid(principal: string): string | null {
