@@ -102,7 +102,10 @@ describe('openapi validation', () => {
         expect(statuses, `${where} needs a credential but lists no 401`).to.include('401');
         expect(statuses, `${where} can refuse an actor claim but lists no 403`).to.include('403');
       } else {
-        expect(statuses, `${where} is exempt yet lists 401`).to.not.include('401');
+        // An exempt route answers 401 only for its own proof (RECREDENTIAL_REFUSED), never AUTH_REQUIRED.
+        const ownUnauthorized = route!.errors.some((code) => errorStatus(code) === 401);
+        if (!ownUnauthorized) expect(statuses, `${where} is exempt yet lists 401`).to.not.include('401');
+        expect(route!.errors, `${where} is exempt yet declares AUTH_REQUIRED`).to.not.include('AUTH_REQUIRED');
       }
     }
   });

@@ -10,28 +10,18 @@
  * directory) is replaced.
  */
 import { parseArgs } from 'node:util';
-import { createLoomClient } from '../../sdk/index.js';
 import { formatBearer, mintSecret, tokenIdOf } from '../../plugins/auth/bearer-token.js';
 import { CredentialService } from '../../plugins/auth/credential-service.js';
 import { saveServerToken, savedServer } from './cli-config.js';
 import { CliError } from './cli-error.js';
 import { call, clientContext, parseListOption, print, type Command } from './client-context.js';
+import { isDead } from './issued-token.js';
 
 export const BOOTSTRAP_USAGE = `loom bootstrap [--name admin] [--id sa_…] [--namespace default] [--scopes admin] [--env prod]
                [--print-token] [--url …] [--json]
   Creates the namespace's first service account (open only while it has none) and saves its
   token for --url in the config file. --id defaults to sa_ + 20 random base32 characters;
   --scopes (comma-separated) to admin. --print-token also prints export LOOM_TOKEN=….`;
-
-/** Whether a saved token may be overwritten: only when the server refuses it. Unreachable or unsure keeps it. */
-async function isDead(url: string, token: string): Promise<boolean> {
-  try {
-    const { response } = await createLoomClient({ baseUrl: url, token }).getIdentity();
-    return response?.status === 401;
-  } catch {
-    return false;
-  }
-}
 
 export const bootstrap: Command = async (argv) => {
   const { values } = parseArgs({

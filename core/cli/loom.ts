@@ -10,10 +10,14 @@ import { bootstrap, BOOTSTRAP_USAGE } from './bootstrap-command.js';
 import { CliError } from './cli-error.js';
 import { CLIENT_COMMANDS, CLIENT_USAGE } from './client-commands.js';
 import type { Command } from './client-context.js';
+import { grant, GRANT_USAGE } from './grant-command.js';
+import { invite, INVITE_USAGE } from './invite-command.js';
+import { members, MEMBERS_USAGE } from './members-command.js';
+import { recover, RECOVER_USAGE, self, SELF_USAGE } from './self-command.js';
 import { sa, SA_USAGE } from './service-account-command.js';
 import { whoami, WHOAMI_USAGE } from './whoami-command.js';
 
-const COMMANDS: Record<string, Command> = { ...CLIENT_COMMANDS, bootstrap, sa, whoami };
+const COMMANDS: Record<string, Command> = { ...CLIENT_COMMANDS, bootstrap, sa, whoami, invite, members, grant, self, recover };
 
 const indent = (text: string) => text.replace(/\n/g, '\n  ');
 
@@ -24,12 +28,18 @@ commands:
   ${indent(BOOTSTRAP_USAGE)}
   ${indent(WHOAMI_USAGE)}
   ${indent(SA_USAGE)}
+  ${indent(INVITE_USAGE)}
+  ${indent(MEMBERS_USAGE)}
+  ${indent(GRANT_USAGE)}
+  ${indent(SELF_USAGE)}
+  ${indent(RECOVER_USAGE)}
   ${indent(CLIENT_USAGE)}
 
 Client commands reach the server at --url (LOOM_URL, default http://127.0.0.1:9100).
 The token sent is --token, else LOOM_TOKEN, else the one saved for that URL in the config
 file: LOOM_CONFIG, default $XDG_CONFIG_HOME/loom/config.json or ~/.config/loom/config.json
-(mode 0600; written by "loom bootstrap" and "loom sa rotate --save").
+(mode 0600; written by "loom bootstrap", "loom sa rotate --save", "loom invite redeem --save"
+and "loom recover").
 --json prints machine-readable output.
 
 Run "loom <command> --help" for a command's options.`;

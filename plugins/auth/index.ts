@@ -141,8 +141,7 @@ export const authPlugin = definePlugin({
     scope.capability('auth.invites', true);
     scope.capability('auth.recovery_codes', true);
     scope.capability('auth.passkeys', true);
-    // No account verifier is implemented: account bindings answer 409 ACCOUNT_NOT_ACCEPTED.
-    scope.capability('auth.account_binding', false);
+    // No account verifier is implemented, so no auth.account_binding flag (absence = unsupported): account bindings answer 409 ACCOUNT_NOT_ACCEPTED.
     let announced = -1;
     const announce = () => {
       const required = authenticator.required();

@@ -69,7 +69,9 @@ export async function registrationOptions(
     userName: name,
     userDisplayName: name,
     userID: userHandleOf(principal) as Uint8Array<ArrayBuffer>,
-    challenge,
+    // The bytes the base64url challenge stands for: a string would be taken as UTF-8 text and
+    // re-encoded, so options.challenge (and the browser's clientDataJSON) would not match the store.
+    challenge: new Uint8Array(Buffer.from(challenge, 'base64url')),
     attestationType: 'none',
     excludeCredentials: existing.map((p) => ({ id: p.credential_id, transports: [...p.transports] })),
     authenticatorSelection: { residentKey: 'required', requireResidentKey: true, userVerification: 'preferred' },
