@@ -37,6 +37,8 @@ export interface NewToken {
   readonly grantId?: string | null;
   /** Scopes snapshotted on the token; the account's by default. */
   readonly scopes?: readonly string[];
+  /** DIDs the token may write as; the account's by default. */
+  readonly actors?: readonly string[];
   /** How it was issued (bootstrap, mint, rotate, invite, grant, adopt, recredential). */
   readonly via?: string;
 }
@@ -163,7 +165,7 @@ export class CredentialService {
       service_account_id: account.id,
       env_tag: input.envTag,
       scopes: [...(input.scopes ?? account.scopes)],
-      actors: [...account.actors],
+      actors: [...(input.actors ?? account.actors)],
       created_at: input.createdAt ?? new Date().toISOString(),
       expires_at: input.expiresAt ?? null,
       by: input.by,

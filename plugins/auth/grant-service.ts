@@ -156,7 +156,9 @@ export class GrantService {
       });
     }
     const expiresAt = new Date(Math.min(this.now() + this.lifetimes().bearer_seconds * 1000, grant.effectiveExpiresMs)).toISOString();
-    const { bearer } = await tx.mint({ serviceAccountId: account.id, envTag: this.envTag, tokenId: null, by, grantId: grant.id, scopes: grant.scopes, via, expiresAt });
+    // A bearer under a grant writes as the grant's audience only, whatever else the holder account may act as
+    // (a grant to an existing account's DID must not hand out that account's wider actor list).
+    const { bearer } = await tx.mint({ serviceAccountId: account.id, envTag: this.envTag, tokenId: null, by, grantId: grant.id, scopes: grant.scopes, actors: [grant.aud], via, expiresAt });
     return { bearer: bearer!, serviceAccountId: account.id, expiresAt };
   }
 

@@ -129,6 +129,19 @@ for (const storage of ['sqlite', 'level'] as const) {
         for (const grant of mine.json.value.grants) expect([grant.iss, grant.aud]).to.include(eve.principal);
       });
 
+      it('a bearer minted under a grant writes as the audience only, even on an account that may act as anyone', async () => {
+        const uma = await join(url, admin, 'uma');
+        // Delegating to the admin account's own DID must not hand out the admin account's "any actor".
+        const aimed = await delegate(url, uma.token, { aud: admin.did, scopes: ['records:read', 'records:write'] });
+        expect(aimed.status, aimed.text).to.equal(201);
+        const thread = newThread('escalation');
+        const asOther = await request(url, 'POST', '/v1/records', { json: recordInput({ thread, actor: 'did:sync:user:someone-else' }), headers: bearer(aimed.json.token) });
+        expectEnvelope(asOther, 403, 'DID_CLAIM_DENIED');
+        const asAudience = await request(url, 'POST', '/v1/records', { json: recordInput({ thread, actor: admin.did }), headers: bearer(aimed.json.token) });
+        expect(asAudience.status, asAudience.text).to.equal(201);
+        expect((await get(url, '/v1/identity', bearer(aimed.json.token))).json.scopes).to.deep.equal(['records:read', 'records:write']);
+      });
+
       it('only an admin issues a root grant; a credential without a grant cannot delegate', async () => {
         const plain = await createAccount(url, admin, 'plain', ['records:read', 'records:write']);
         expectEnvelope(await delegate(url, plain.token, { aud: 'did:sync:agent:z', scopes: ['records:read'] }), 403, 'FORBIDDEN');
