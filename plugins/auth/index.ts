@@ -126,6 +126,7 @@ export const authPlugin = definePlugin({
     // Rule 8 (spec §5.4): whoever judges work resolves both sides through their grant chains.
     scope.expose(PrincipalResolver, { principalOf: (did) => credentials.state().grants.principalOf(did, Date.now()) });
     scope.describe('health', 'proof_kinds_accepted', () => self.proofKindsAccepted());
+    scope.describe('manifest', 'conventions.identity_path', () => '/v1/identity');
     scope.describe('health', 'passkey_rp', () => {
       const rp = self.relyingParty();
       return rp ? { rp_id: rp.rp_id } : undefined;

@@ -2,6 +2,7 @@
 import { Type } from 'typebox';
 import type { Caller } from '../../core/access/caller.js';
 import type { CapabilityFlags } from '../../core/plugin/capabilities.js';
+import type { DiscoveryFacts } from '../../core/plugin/discovery-facts.js';
 import { HASHED_FIELDS, RECORD_ALGEBRA_VERSION } from '../../core/records/record.js';
 import { SUPPORTED_DID_METHODS } from '../../core/records/did-syntax.js';
 import { MANIFEST_VERSION, type ServerInfo } from '../../core/server/server-info.js';
@@ -34,7 +35,17 @@ export const CapabilitiesManifestSchema = Type.Object(
   { $id: 'CapabilitiesManifest' },
 );
 
-export function buildCapabilitiesManifest(info: ServerInfo, flags: CapabilityFlags, caller: Caller) {
+/** Plugins fill a convention path by describing `manifest` key `conventions.<name>` (e.g. auth: identity_path). */
+function conventionsOf(info: ServerInfo, facts: DiscoveryFacts | null) {
+  const conventions: Record<string, string | null> = { ...info.conventions };
+  for (const [key, value] of Object.entries(facts?.read('manifest') ?? {})) {
+    const name = key.startsWith('conventions.') ? key.slice('conventions.'.length) : null;
+    if (name !== null && name in conventions && typeof value === 'string') conventions[name] = value;
+  }
+  return conventions as ServerInfo['conventions'];
+}
+
+export function buildCapabilitiesManifest(info: ServerInfo, flags: CapabilityFlags, caller: Caller, facts: DiscoveryFacts | null = null) {
   const capabilities = flags.snapshot();
   return {
     object: 'capabilities_manifest' as const,
@@ -49,6 +60,6 @@ export function buildCapabilitiesManifest(info: ServerInfo, flags: CapabilityFla
     store_backends: [...info.storeBackends],
     store_backend: info.storeBackend,
     capabilities,
-    conventions: { ...info.conventions },
+    conventions: conventionsOf(info, facts),
   };
 }

@@ -248,6 +248,10 @@ for (const storage of ['sqlite', 'level'] as const) {
         const health = await get(url, '/health');
         expect(health.json.proof_kinds_accepted).to.deep.equal(['recovery_code']);
         expect(health.json).to.not.have.property('passkey_rp');
+        const manifest = (await get(url, '/v1/capabilities', bearer(nia.token))).json;
+        expect(manifest.conventions.identity_path).to.equal('/v1/identity');
+        expect(manifest.capabilities).to.include({ 'auth.grants': true, 'auth.members': true, 'auth.invites': true, 'auth.recovery_codes': true, 'auth.passkeys': true });
+        expect(manifest.capabilities).to.not.have.property('auth.account_binding');
       });
     });
 

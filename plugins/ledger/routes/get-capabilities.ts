@@ -1,4 +1,5 @@
 import { CapabilityFlagsToken } from '../../../core/plugin/capabilities.js';
+import { DiscoveryFactsToken } from '../../../core/plugin/discovery-facts.js';
 import { defineRoute } from '../../../core/plugin/route.js';
 import { ServerInfo } from '../../../core/server/server-info.js';
 import { buildCapabilitiesManifest, CapabilitiesManifestSchema } from '../capabilities-manifest.js';
@@ -13,6 +14,6 @@ export const getCapabilities = defineRoute({
   auth: { scope: null },
   responses: { 200: { description: 'The manifest.', schema: CapabilitiesManifestSchema } },
   errors: [],
-  inject: { info: ServerInfo, flags: CapabilityFlagsToken },
-  handler: ({ caller }, { info, flags }) => buildCapabilitiesManifest(info, flags, caller),
+  inject: { info: ServerInfo, flags: CapabilityFlagsToken, facts: DiscoveryFactsToken },
+  handler: ({ caller }, { info, flags, facts }) => buildCapabilitiesManifest(info, flags, caller, facts),
 });

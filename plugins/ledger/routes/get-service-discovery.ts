@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { CapabilityFlagsToken } from '../../../core/plugin/capabilities.js';
+import { DiscoveryFactsToken } from '../../../core/plugin/discovery-facts.js';
 import { defineRoute } from '../../../core/plugin/route.js';
 import { ServerInfo } from '../../../core/server/server-info.js';
 import { buildCapabilitiesManifest, CapabilitiesManifestSchema } from '../capabilities-manifest.js';
@@ -19,6 +20,6 @@ export const getServiceDiscovery = defineRoute({
     },
   },
   errors: [],
-  inject: { info: ServerInfo, flags: CapabilityFlagsToken },
-  handler: ({ caller }, { info, flags }) => ({ capabilities_manifest: buildCapabilitiesManifest(info, flags, caller) }),
+  inject: { info: ServerInfo, flags: CapabilityFlagsToken, facts: DiscoveryFactsToken },
+  handler: ({ caller }, { info, flags, facts }) => ({ capabilities_manifest: buildCapabilitiesManifest(info, flags, caller, facts) }),
 });
