@@ -7,7 +7,7 @@
  * delegated below it and every credential parented to any of them.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { Caller } from '../../core/access/caller.js';
+import { ANONYMOUS, type Caller } from '../../core/access/caller.js';
 import { isAdmin, isScopeOrGrain } from '../../core/access/scopes.js';
 import { token } from '../../core/di/token.js';
 import { LoomError } from '../../core/errors/loom-error.js';
@@ -160,7 +160,7 @@ export class MembershipService {
         caveats: {},
         expires_at: new Date(this.now() + invite.grant_ttl_seconds * 1000).toISOString(),
         chain: [],
-        iss: invite.issued_by ?? this.grants.issuerOf({ principal: null } as Caller),
+        iss: invite.issued_by ?? this.grants.issuerOf(ANONYMOUS),
         aud: memberDid(label),
         guard: null,
         created_at: new Date(this.now()).toISOString(),
@@ -181,7 +181,7 @@ export class MembershipService {
   adopt(
     caller: Caller,
     request: { label: string; sa_id?: string; did?: string; preset?: string; scopes?: string[]; grant_ttl_seconds?: number; note?: string },
-  ): Promise<{ grant: GrantNode; bearer: string | null; serviceAccountId: string | null }> {
+  ): Promise<{ grant: GrantNode; bearer: string | null; serviceAccountId: string | null; expiresAt: string | null }> {
     if (!LABEL_PATTERN.test(request.label)) throw new LoomError('INVALID_SHAPE', 'label: lowercase letters, digits and hyphens, at most 63 characters');
     if ((request.sa_id === undefined) === (request.did === undefined)) throw new LoomError('INVALID_SHAPE', 'adopt names exactly one of sa_id (a service account) or did (an actor)');
     if (request.did !== undefined && !isValidDid(request.did)) throw new LoomError('INVALID_SHAPE', 'did must be a DID');
@@ -211,10 +211,10 @@ export class MembershipService {
       });
       if (account) {
         await tx.write({ kind: KIND_ADOPTION, service_account_id: account.id, grant_id: grant.id, label: request.label, by: this.grants.issuerOf(caller) });
-        return { grant, bearer: null, serviceAccountId: account.id };
+        return { grant, bearer: null, serviceAccountId: account.id, expiresAt: null };
       }
       const minted = await this.grants.mintFor(tx, grant, 'adopt', this.grants.issuerOf(caller));
-      return { grant, bearer: minted.bearer, serviceAccountId: minted.serviceAccountId };
+      return { grant, bearer: minted.bearer, serviceAccountId: minted.serviceAccountId, expiresAt: minted.expiresAt };
     });
   }
 

@@ -3,6 +3,7 @@ import { Reply } from '../../../core/plugin/reply.js';
 import { defineRoute } from '../../../core/plugin/route.js';
 import { MembershipIssuedSchema } from '../identity-schemas.js';
 import { MembershipServiceToken } from '../membership-service.js';
+import { membershipIssuedView } from '../invite-view.js';
 import { ScopeList } from '../schemas.js';
 
 export const adoptMember = defineRoute({
@@ -33,18 +34,7 @@ export const adoptMember = defineRoute({
   errors: ['INVALID_SHAPE', 'NOT_FOUND', 'MEMBER_LABEL_TAKEN', 'GRANT_REFUSED', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE'],
   inject: { memberships: MembershipServiceToken },
   handler: async ({ body, caller }, { memberships }) => {
-    const { grant, bearer, serviceAccountId } = await memberships.adopt(caller, body);
-    return Reply.json(201, {
-      object: 'membership' as const,
-      label: grant.label!,
-      principal: grant.aud,
-      sa_id: serviceAccountId,
-      grant_id: grant.id,
-      scopes: [...grant.scopes],
-      grant_expires_at: grant.expires_at,
-      token: bearer,
-      expires_at: null,
-      renewed: false,
-    });
+    const { grant, ...issued } = await memberships.adopt(caller, body);
+    return Reply.json(201, membershipIssuedView(grant, { ...issued, renewed: false }));
   },
 });

@@ -3,6 +3,7 @@ import { Reply } from '../../../core/plugin/reply.js';
 import { defineRoute } from '../../../core/plugin/route.js';
 import { MembershipIssuedSchema } from '../identity-schemas.js';
 import { MembershipServiceToken } from '../membership-service.js';
+import { membershipIssuedView } from '../invite-view.js';
 
 export const redeemInvite = defineRoute({
   operationId: 'redeemInvite',
@@ -28,18 +29,7 @@ export const redeemInvite = defineRoute({
   errors: ['INVALID_SHAPE', 'INVITE_NOT_FOUND', 'INVITE_EXPIRED', 'INVITE_REVOKED', 'INVITE_EXHAUSTED', 'MEMBER_LABEL_TAKEN', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE'],
   inject: { memberships: MembershipServiceToken },
   handler: async ({ body }, { memberships }) => {
-    const { grant, bearer, serviceAccountId, expiresAt, renewed } = await memberships.redeem(body.invite, body.label);
-    return Reply.json(201, {
-      object: 'membership' as const,
-      label: grant.label!,
-      principal: grant.aud,
-      sa_id: serviceAccountId,
-      grant_id: grant.id,
-      scopes: [...grant.scopes],
-      grant_expires_at: grant.expires_at,
-      token: bearer,
-      expires_at: expiresAt,
-      renewed,
-    });
+    const { grant, ...issued } = await memberships.redeem(body.invite, body.label);
+    return Reply.json(201, membershipIssuedView(grant, issued));
   },
 });
