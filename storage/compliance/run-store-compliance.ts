@@ -10,6 +10,7 @@ import { appendSuite } from './append.suite.js';
 import type { StoreComplianceOptions } from './compliance-options.js';
 import { crashSuite } from './crash.suite.js';
 import { lifecycleSuite } from './lifecycle.suite.js';
+import { maintenanceSuite } from './maintenance.suite.js';
 import { queryPropertySuite } from './query-property.suite.js';
 import { querySuite } from './query.suite.js';
 import { readSuite } from './read.suite.js';
@@ -51,6 +52,7 @@ export function runStoreCompliance(options: StoreComplianceOptions): void {
     querySuite(context);
     queryPropertySuite(context);
     lifecycleSuite(context);
+    maintenanceSuite(context);
     crashSuite(context);
   });
 }

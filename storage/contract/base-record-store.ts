@@ -14,6 +14,14 @@
  *    current when they were called (queries, thread lists). Opening replays
  *    what the journal holds beyond the driver's watermark;
  *  - without one: applied by `_applyBatch` before it is acknowledged.
+ *
+ * `optimize()` (housekeeping, hourly) runs the driver's `_optimize` one call
+ * at a time, and close() waits for a running one before `_close()`. It is
+ * deliberately not queued behind the write path: `_applyBatch` is serialised
+ * by GroupCommit (no journal) or by the single applier (journal), and holding
+ * either back for a compaction would stall ingest. A driver whose maintenance
+ * must not interleave with a batch serialises it itself (SQLite: on the
+ * writer connection's queue, like the batch's transaction).
  */
 import { LoomError } from '../../core/errors/loom-error.js';
 import { GroupCommit } from './group-commit.js';
@@ -106,6 +114,8 @@ export abstract class BaseRecordStore implements RecordStore {
   private retryTimer: NodeJS.Timeout | null = null;
   /** Callers waiting for the applier to reach a sequence. */
   private waiters: Array<{ sequence: number; resolve: () => void; reject: (error: unknown) => void }> = [];
+  /** Settles (never rejects) when the last `optimize` started or queued has: the next one starts after it, close() waits for it. */
+  private optimizing: Promise<void> | null = null;
 
   constructor(options: BaseRecordStoreOptions = {}) {
     this.commits = new GroupCommit((leaders) => this.commitBatch(leaders), options.maxBatch);
@@ -183,6 +193,8 @@ export abstract class BaseRecordStore implements RecordStore {
         if (journal) await journal.close(this.tail.size === 0 ? this.applied : undefined);
       } finally {
         this.rejectWaiters(new LoomError('SERVICE_UNAVAILABLE', 'record store closed'));
+        // A running `_optimize` finishes before the driver closes under it (queued ones refuse to start).
+        await this.optimizing;
         await this._close();
         this._status = 'closed';
       }
@@ -439,6 +451,27 @@ export abstract class BaseRecordStore implements RecordStore {
     return { ...result, capped: query.offset + result.items.length < result.matchedTotal };
   }
 
+  async optimize(): Promise<string> {
+    this.assertOpen();
+    const previous = this.optimizing;
+    const run = previous
+      ? previous.then(() => {
+          // Queued behind another run while the store began closing: refuse rather than hold close() up.
+          this.assertOpen();
+          return this._optimize();
+        })
+      : this._optimize();
+    const settled = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.optimizing = settled;
+    void settled.then(() => {
+      if (this.optimizing === settled) this.optimizing = null;
+    });
+    return run;
+  }
+
   private normalise(page: PageRequest): NormalisedPage {
     // One extra row tells whether there is a next page.
     return { after: checkCursor(page.after), limit: clampLimit(page.limit, PAGE_DEFAULT_LIMIT, PAGE_MAX_LIMIT) + 1 };
@@ -495,4 +528,17 @@ export abstract class BaseRecordStore implements RecordStore {
    * `plan` only when `query.explain`. `capped` is computed by the base class.
    */
   protected abstract _query(query: ParsedQuery): Promise<Omit<QueryResult, 'capped'>>;
+  /**
+   * Storage housekeeping behind `optimize()`; resolves with a one-line
+   * summary for the log. Runs only while the store is open, one call at a
+   * time, and `_close()` waits for it. It is NOT serialised with
+   * `_applyBatch`, `_lookupSlots` or reads, which may run meanwhile: it must
+   * leave every stored record readable as before, and a driver whose
+   * maintenance must not interleave with a batch (e.g. on a connection that
+   * would run it inside the batch's transaction) serialises it with
+   * `_applyBatch` itself. The default has nothing to do.
+   */
+  protected _optimize(): Promise<string> {
+    return Promise.resolve(`${this.capabilities.backend}: nothing to optimise`);
+  }
 }

@@ -94,6 +94,13 @@ export interface RecordStore {
   /** Threads in id order, after a thread-id cursor. */
   listThreads(page?: { after?: string; limit?: number }): Promise<ThreadSummaryPage>;
   query(query: ParsedQuery, options?: QueryOptions): Promise<QueryResult>;
+  /**
+   * Housekeeping that keeps reads fast and the files compact (SQLite: PRAGMA
+   * optimize and a WAL checkpoint; LevelDB: compaction). Safe while appends
+   * run; resolves with a one-line summary for the log. Called hourly by the
+   * engine's CRON.
+   */
+  optimize(): Promise<string>;
 }
 
 export const RecordStore = token<RecordStore>('storage.RecordStore');
