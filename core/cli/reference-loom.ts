@@ -1,6 +1,6 @@
 /**
  * The reference server's composition: which driver (by name, under the data
- * directory), which plugins (ledger, openapi and auth, plus any given), and
+ * directory), which plugins (ledger, openapi, auth, rules and fleet, plus any given), and
  * the instance DID persisted in the data directory. The library's root
  * (core/server/create-loom.ts) names none of these; this application does.
  */
@@ -17,6 +17,8 @@ import { SqliteRecordStore } from '../../storage/sqlite/index.js';
 import { ledgerPlugin } from '../../plugins/ledger/index.js';
 import { authPlugin, type AuthOptions } from '../../plugins/auth/index.js';
 import { openapiPlugin } from '../../openapi/openapi-plugin.js';
+import { createRulesPlugin, type RulesOptions } from '../../plugins/rules/index.js';
+import { createFleetPlugin, type FleetOptions } from '../../plugins/fleet/index.js';
 
 export const STORE_BACKENDS = ['sqlite', 'level'] as const;
 export type StoreBackend = (typeof STORE_BACKENDS)[number];
@@ -26,12 +28,18 @@ export interface ReferenceLoomOptions extends Omit<LoomOptions, 'store' | 'plugi
   readonly storage?: StoreBackend | RecordStore;
   /** Where the store, plugin state and the instance identity live. @default './data' */
   readonly dataDir?: string;
-  /** Plugins besides ledger, openapi and auth. */
+  /** Plugins besides ledger, openapi, auth, rules and fleet. */
   readonly plugins?: readonly PluginRegistration[];
   /** Options of the ledger plugin. */
   readonly ledger?: { watchHeartbeatMs?: number };
   /** Options of the auth plugin. @default auth required */
   readonly auth?: Partial<AuthOptions>;
+  /** Options of the rules plugin (reconcile concurrency, TICK interval, expression cache). */
+  readonly rules?: Partial<RulesOptions>;
+  /** Options of the fleet plugin (heartbeat interval, the endpoint heartbeats report). */
+  readonly fleet?: Partial<FleetOptions>;
+  /** The clock rules, triggers, TICK, CRON and fleet control read (tests drive it). @default Date.now */
+  readonly clock?: () => number;
   /** `full` fsyncs every commit (survives power loss); `normal` survives process crashes. @default 'full' */
   readonly durability?: 'full' | 'normal';
 }
@@ -63,7 +71,7 @@ export async function persistedInstanceDid(dataDir: string): Promise<string> {
 }
 
 export async function createReferenceLoom(options: ReferenceLoomOptions = {}): Promise<Loom> {
-  const { storage = 'sqlite', plugins = [], ledger, auth, durability, ...rest } = options;
+  const { storage = 'sqlite', plugins = [], ledger, auth, durability, rules, fleet, clock, ...rest } = options;
   const dataDir = resolvePath(options.dataDir ?? './data');
   await mkdir(dataDir, { recursive: true });
   const store = typeof storage === 'string' ? openStore(storage, dataDir, durability ?? 'full') : storage;
@@ -73,6 +81,13 @@ export async function createReferenceLoom(options: ReferenceLoomOptions = {}): P
     dataDir,
     instanceDid: options.instanceDid ?? (await persistedInstanceDid(dataDir)),
     storeBackends: typeof storage === 'string' ? [...STORE_BACKENDS] : [store.capabilities.backend],
-    plugins: [{ plugin: ledgerPlugin, options: ledger ?? {} }, openapiPlugin, { plugin: authPlugin, options: auth ?? {} }, ...plugins],
+    plugins: [
+      { plugin: ledgerPlugin, options: ledger ?? {} },
+      openapiPlugin,
+      { plugin: authPlugin, options: auth ?? {} },
+      { plugin: createRulesPlugin({ now: clock }), options: rules ?? {} },
+      { plugin: createFleetPlugin({ now: clock }), options: fleet ?? {} },
+      ...plugins,
+    ],
   });
 }

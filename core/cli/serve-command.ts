@@ -56,6 +56,8 @@ export async function serveCommand(argv: string[]): Promise<void> {
     logger: log,
     durability,
     auth: bootstrapSecret ? { bootstrapSecret } : {},
+    // Heartbeats report where peers reach this instance: LOOM_PUBLIC_URL behind a proxy, else the bound address.
+    fleet: { endpoint: process.env['LOOM_PUBLIC_URL'] ?? (port === 0 ? null : `http://${host}:${port}`) },
   });
   if (insecure) log.log('warn', 'insecure-localhost: bound to 127.0.0.1 with auth enforcement disabled; for emergency use only');
   const url = await loom.start();

@@ -82,6 +82,8 @@ export const ERROR_CATALOGUE = {
   MEMBER_LABEL_TAKEN: { status: 409 },
   // An account binding on an instance that declares no account verifier (the counterpart of PASSKEY_NOT_ACCEPTED).
   ACCOUNT_NOT_ACCEPTED: { status: 409 },
+  // RECONCILE's bounded dispatch queue is full (POST /v1/dispatch); retry later.
+  DISPATCH_QUEUE_FULL: { status: 503 },
 } as const satisfies Record<string, { status: number; type?: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

@@ -3,7 +3,9 @@
  * composition (ledger, openapi, auth) on 127.0.0.1, port 0 (the OS picks a
  * free port), SQLite in a fresh temporary directory and a silent logger.
  * Auth is loaded but not required unless a test asks (`auth: {required: true}`),
- * so tests of other surfaces run as the local caller. Any option may be
+ * so tests of other surfaces run as the local caller. Heartbeats are off unless
+ * a test asks (`fleet: {heartbeat: true}`), so the log holds only the test's own
+ * records. Any option may be
  * overridden. `stop()` stops the server and removes the directory.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -27,7 +29,7 @@ export async function startServer(options: ReferenceLoomOptions & { keepDataDir?
   const dataDir = rest.dataDir ?? (await mkdtemp(join(tmpdir(), 'loom-test-')));
   let loom: Loom | undefined;
   try {
-    loom = await createReferenceLoom({ host: '127.0.0.1', port: 0, storage: 'sqlite', logger: silentLogger, ...rest, dataDir, auth: { required: false, ...rest.auth } });
+    loom = await createReferenceLoom({ host: '127.0.0.1', port: 0, storage: 'sqlite', logger: silentLogger, ...rest, dataDir, auth: { required: false, ...rest.auth }, fleet: { heartbeat: false, ...rest.fleet } });
     const url = await loom.start();
     const started = loom;
     return {

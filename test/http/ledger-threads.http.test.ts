@@ -238,7 +238,7 @@ describe('ledger over HTTP: threads, folds and configuration (SQLite)', function
     it('a malformed configuration record still ingests (201) and shows up in warnings', async () => {
       const written = await learn({ topic: 'auth_cors_origins', origins: 'not-a-list' });
       expect(written.status).to.equal(201);
-      const unowned = await learn({ topic: 'routing_rule', name: 'no plugin owns this yet' });
+      const unowned = await learn({ topic: 'no_plugin_owns_this', name: 'not yet' });
       expect(unowned.status).to.equal(201);
       const config = await get(url, '/v1/config');
       expect(config.json.value.warnings.map((w: any) => w.record_id)).to.include.members([written.json.id, unowned.json.id]);

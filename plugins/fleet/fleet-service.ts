@@ -1,0 +1,73 @@
+/** What the fleet routes and the CLI do: read the fleet's state, write control records as the caller. */
+import type { Caller } from '../../core/access/caller.js';
+import type { Ingestor } from '../../core/engine/ingest.js';
+import type { FoldEngine } from '../../core/engine/fold-engine.js';
+import type { RecordReader } from '../../core/engine/record-reader.js';
+import { token } from '../../core/di/token.js';
+import type { JsonObject } from '../../core/records/json.js';
+import type { LoomRecord } from '../../core/records/record.js';
+import { TH_FLEET_CONTROL } from '../../core/records/reserved-threads.js';
+import { appendAsCaller } from '../ledger/index.js';
+import { FLEET_CONTROL_FOLD, KIND_EMERGENCY, KIND_FREEZE, KIND_THAW, fleetControlFold, type FleetControlState } from './fleet-control.js';
+import { INSTANCE_REGISTRY_FOLD, isLive, type InstanceRegistryState } from './instance-registry.js';
+
+export interface ControlOutcome {
+  readonly changed: boolean;
+  readonly record: LoomRecord | null;
+}
+
+export class FleetService {
+  constructor(
+    private readonly ingestor: Ingestor,
+    private readonly reader: RecordReader,
+    private readonly folds: FoldEngine,
+    private readonly now: () => number,
+  ) {}
+
+  control(): FleetControlState {
+    return this.folds.globalState<FleetControlState>(FLEET_CONTROL_FOLD);
+  }
+
+  status() {
+    const now = this.now();
+    const control = fleetControlFold.value(this.control());
+    const instances = [...this.folds.globalState<InstanceRegistryState>(INSTANCE_REGISTRY_FOLD).instances.values()].map((h) => ({ ...h, live: isLive(h, now) }));
+    return {
+      object: 'fleet' as const,
+      emergency: control.emergency,
+      freezes: control.freezes.map((f) => ({ ...f, hard: f.hard_after !== null && now >= Date.parse(f.hard_after) })),
+      instances,
+    };
+  }
+
+  private async write(caller: Caller, body: JsonObject): Promise<LoomRecord> {
+    const { stored } = await appendAsCaller(this.ingestor, this.reader, caller, { thread: TH_FLEET_CONTROL, act: 'LEARN', body: { ...body, at: new Date(this.now()).toISOString() } });
+    return stored.record;
+  }
+
+  async freeze(caller: Caller, input: { namespace: string; level: 'soft' | 'hard'; grace_secs?: number; reason?: string }): Promise<ControlOutcome> {
+    const current = this.control().freezes.get(input.namespace);
+    const grace = input.level === 'hard' ? (input.grace_secs ?? 60) : undefined;
+    if (current && current.level === input.level && input.level === 'soft') return { changed: false, record: null };
+    const body: JsonObject = { kind: KIND_FREEZE, target_namespace: input.namespace, level: input.level };
+    if (grace !== undefined) body['grace_secs'] = grace;
+    if (input.reason !== undefined) body['reason'] = input.reason;
+    return { changed: true, record: await this.write(caller, body) };
+  }
+
+  async thaw(caller: Caller, input: { namespace: string; reason?: string }): Promise<ControlOutcome> {
+    if (!this.control().freezes.has(input.namespace)) return { changed: false, record: null };
+    const body: JsonObject = { kind: KIND_THAW, target_namespace: input.namespace };
+    if (input.reason !== undefined) body['reason'] = input.reason;
+    return { changed: true, record: await this.write(caller, body) };
+  }
+
+  async emergency(caller: Caller, input: { active: boolean; reason?: string }): Promise<ControlOutcome> {
+    if ((this.control().emergency !== null) === input.active) return { changed: false, record: null };
+    const body: JsonObject = { kind: KIND_EMERGENCY, active: input.active };
+    if (input.reason !== undefined) body['reason'] = input.reason;
+    return { changed: true, record: await this.write(caller, body) };
+  }
+}
+
+export const FleetServiceToken = token<FleetService>('fleet.FleetService');

@@ -1,0 +1,46 @@
+/**
+ * The heartbeat (spec §6): this instance's DO on th_instance_registry every
+ * interval, written by the engine as the instance DID: version, endpoint,
+ * uptime, dispatches in flight and health.
+ */
+import { ENGINE_WRITE, type Ingestor } from '../../core/engine/ingest.js';
+import type { FoldEngine } from '../../core/engine/fold-engine.js';
+import { TH_INSTANCE_REGISTRY } from '../../core/records/reserved-threads.js';
+import { INSTANCE_REGISTRY_FOLD, KIND_HEARTBEAT, type InstanceRegistryState } from './instance-registry.js';
+
+export interface HeartbeatFacts {
+  readonly instanceDid: string;
+  readonly endpoint: string | null;
+  readonly version: string;
+  readonly intervalMs: number;
+  readonly startedAt: number;
+  activeDispatches(): number;
+  health(): 'ok' | 'degraded';
+  now(): number;
+}
+
+export async function writeHeartbeat(ingestor: Ingestor, folds: FoldEngine, facts: HeartbeatFacts): Promise<void> {
+  const previous = folds.globalState<InstanceRegistryState>(INSTANCE_REGISTRY_FOLD).instances.get(facts.instanceDid);
+  const now = facts.now();
+  await ingestor.ingest(ENGINE_WRITE, {
+    thread: TH_INSTANCE_REGISTRY,
+    actor: facts.instanceDid,
+    act: 'DO',
+    body: {
+      topic: 'heartbeat',
+      kind: KIND_HEARTBEAT,
+      instance_did: facts.instanceDid,
+      endpoint: facts.endpoint,
+      version: facts.version,
+      uptime_secs: Math.max(0, Math.floor((now - facts.startedAt) / 1000)),
+      active_dispatches: facts.activeDispatches(),
+      health: facts.health(),
+      interval_secs: facts.intervalMs / 1000,
+      at: new Date(now).toISOString(),
+    },
+    clock: previous ? previous.clock + 1 : 0,
+    data_type: 'SCALAR',
+    parents: [],
+    judged_by: null,
+  });
+}

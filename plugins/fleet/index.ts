@@ -1,0 +1,98 @@
+/**
+ * The fleet plugin: heartbeats on th_instance_registry and fleet control on
+ * th_fleet_control (spec §6). On the extension points: two folds, one ingest
+ * gate (freezes and the emergency stop), a dispatch hold on the rules
+ * plugin's Dispatcher (RECONCILE's check), the heartbeat loop and four routes.
+ */
+import { Type, type Static } from 'typebox';
+import { bindValue, resolve } from '../../core/di/token.js';
+import { FoldEngineToken } from '../../core/engine/fold-engine.js';
+import { IngestorToken } from '../../core/engine/ingest.js';
+import { RecordReaderToken } from '../../core/engine/record-reader.js';
+import { definePlugin, type LoomPlugin } from '../../core/plugin/plugin.js';
+import { ServerInfo } from '../../core/server/server-info.js';
+import { DispatcherToken, EngineTelemetryToken, IntervalLoop } from '../rules/index.js';
+import { fleetControlFold, freezesCovering, FLEET_CONTROL_FOLD, type FleetControlState } from './fleet-control.js';
+import { fleetGate } from './fleet-gate.js';
+import { FleetService, FleetServiceToken } from './fleet-service.js';
+import { writeHeartbeat } from './heartbeat.js';
+import { instanceRegistryFold } from './instance-registry.js';
+import { FLEET_ROUTES } from './routes/fleet-routes.js';
+
+export { FleetServiceToken, type FleetService } from './fleet-service.js';
+export { FLEET_ROUTES } from './routes/fleet-routes.js';
+export { KIND_FREEZE, KIND_THAW, KIND_EMERGENCY, FLEET_CONTROL_FOLD } from './fleet-control.js';
+export { INSTANCE_REGISTRY_FOLD, KIND_HEARTBEAT } from './instance-registry.js';
+
+export const FleetOptions = Type.Object(
+  {
+    /** Write heartbeats (off for an embedded instance that is no fleet member). @default true */
+    heartbeat: Type.Boolean({ default: true }),
+    /** Heartbeat interval. @default 15000 */
+    heartbeatIntervalMs: Type.Integer({ minimum: 100, maximum: 3_600_000, default: 15_000 }),
+    /** The URL peers reach this instance at, reported in heartbeats. @default null */
+    endpoint: Type.Union([Type.String({ maxLength: 2048 }), Type.Null()], { default: null }),
+  },
+  { additionalProperties: false },
+);
+export type FleetOptions = Static<typeof FleetOptions>;
+
+export function createFleetPlugin(hooks: { now?: () => number } = {}): LoomPlugin<typeof FleetOptions> {
+  const now = hooks.now ?? Date.now;
+  return definePlugin({
+    name: 'fleet',
+    version: '1.0.0',
+    dependencies: ['ledger', 'rules'],
+    options: FleetOptions,
+    register(scope, options) {
+      const folds = resolve(scope.container, FoldEngineToken);
+      const ingestor = resolve(scope.container, IngestorToken);
+      const dispatcher = resolve(scope.container, DispatcherToken);
+      const telemetry = resolve(scope.container, EngineTelemetryToken);
+      const info = resolve(scope.container, ServerInfo);
+      const control = () => folds.globalState<FleetControlState>(FLEET_CONTROL_FOLD);
+      scope.fold(fleetControlFold);
+      scope.fold(instanceRegistryFold);
+      scope.ingestGate(fleetGate(control, now));
+      dispatcher.addHold('fleet', (job) => {
+        const state = control();
+        if (state.emergency) return `emergency stop active since ${state.emergency.since}`;
+        const freeze = freezesCovering(state, job.namespace)[0];
+        return freeze ? `namespace ${freeze.namespace} frozen (${freeze.level}) since ${freeze.since}` : null;
+      });
+      bindValue(scope.container, FleetServiceToken, new FleetService(ingestor, resolve(scope.container, RecordReaderToken), folds, now));
+      const startedAt = now();
+      const heartbeat = new IntervalLoop(
+        'fleet.heartbeat',
+        options.heartbeatIntervalMs,
+        () =>
+          writeHeartbeat(ingestor, folds, {
+            instanceDid: info.instanceDid,
+            endpoint: options.endpoint,
+            version: info.version,
+            intervalMs: options.heartbeatIntervalMs,
+            startedAt,
+            activeDispatches: () => dispatcher.activeDispatches,
+            health: () => {
+              const stats = dispatcher.stats();
+              const recentError = telemetry.lastError !== null && Date.parse(telemetry.lastError.at) > Date.now() - options.heartbeatIntervalMs;
+              return stats.queue_depth > stats.queue_capacity * 0.8 || recentError ? 'degraded' : 'ok';
+            },
+            now,
+          }),
+        (context, error) => {
+          telemetry.error(context, error);
+          scope.log.log('error', context, { error: error instanceof Error ? error.message : String(error) });
+        },
+        true,
+      );
+      if (options.heartbeat) scope.loop(heartbeat);
+      for (const route of FLEET_ROUTES) scope.route(route);
+      if (options.heartbeat) scope.capability('fleet.heartbeat', true);
+      scope.capability('fleet.freeze', true);
+      scope.capability('fleet.emergency_stop', true);
+    },
+  });
+}
+
+export const fleetPlugin = createFleetPlugin();

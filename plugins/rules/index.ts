@@ -1,0 +1,184 @@
+/**
+ * The rules plugin: the engine acting on what it ingests (spec §1, §2.9).
+ * On the extension points: five configuration topics (permission_rule,
+ * permissions, routing_rule, event_trigger), two ingest gates (rule records
+ * compile; permission rules), the dispatches fold, and three engine loops:
+ * RECONCILE (routing, match triggers, dispatch through adapters), TICK (drift)
+ * and the scheduler (schedule triggers, CRON maintenance). Later plugins
+ * extend it through the tokens it exposes: AdapterRegistry (how a dispatch
+ * reaches an actor), MaintenanceRegistry (CRON jobs), Dispatcher (holds such
+ * as a fleet freeze, and dispatching).
+ */
+import { resolve, bindValue } from '../../core/di/token.js';
+import { FoldEngineToken } from '../../core/engine/fold-engine.js';
+import { IngestorToken } from '../../core/engine/ingest.js';
+import { RecordBusToken } from '../../core/engine/broadcast.js';
+import { RecordReaderToken } from '../../core/engine/record-reader.js';
+import { SYSTEM } from '../../core/access/caller.js';
+import { Config, type ConfigTopic, type Entry } from '../../core/folds/config/config-topic.js';
+import { definePlugin, type LoomPlugin } from '../../core/plugin/plugin.js';
+import { RecordStore } from '../../storage/contract/record-store.js';
+import { createEnvironments } from './cel/cel-environments.js';
+import { ExpressionCache, ExpressionCacheToken } from './cel/expression-cache.js';
+import { RulesOptions } from './config.js';
+import { AdapterRegistry, AdapterRegistryToken, recordAdapter } from './dispatch/adapter.js';
+import { DISPATCH_FOLD, dispatchFold, type DispatchState } from './dispatch/dispatch-fold.js';
+import { Dispatcher, DispatcherToken } from './dispatch/dispatcher.js';
+import { EngineTelemetry, EngineTelemetryToken } from './engine-telemetry.js';
+import { IntervalLoop } from './interval-loop.js';
+import { MaintenanceRegistry, MaintenanceRegistryToken } from './maintenance.js';
+import { PermissionGate } from './permission-gate.js';
+import { ReconcileLoop } from './reconcile-loop.js';
+import { ruleConfigGate } from './rule-config-gate.js';
+import { RulesRuntimeToken, type RulesRuntime } from './rules-runtime.js';
+import { Scheduler } from './scheduler.js';
+import { DriftDetector } from './tick.js';
+import { compileTrigger, eventTriggerTopic, permissionRuleTopic, permissionsTopic, routingRuleTopic, type CompiledTrigger } from './topics.js';
+import { TriggerGovernor } from './triggers/trigger-governor.js';
+import { TriggerLineage } from './triggers/trigger-lineage.js';
+import { createDispatch } from './routes/create-dispatch.js';
+import { getEngineHealth } from './routes/get-engine-health.js';
+import { getExpressionCacheStats } from './routes/get-expression-cache-stats.js';
+import { listAdapters } from './routes/list-adapters.js';
+import { listRoutingRules } from './routes/list-routing-rules.js';
+import { listTriggers } from './routes/list-triggers.js';
+
+export { RulesOptions } from './config.js';
+export { AdapterRegistryToken, type AdapterRegistry, type DispatchAdapter, type Dispatch } from './dispatch/adapter.js';
+export { DispatcherToken, type Dispatcher, type DispatchHold, type DispatchJob } from './dispatch/dispatcher.js';
+export { MaintenanceRegistryToken, type MaintenanceRegistry, type MaintenanceJob } from './maintenance.js';
+export { ExpressionCacheToken, type ExpressionCache } from './cel/expression-cache.js';
+export { EngineTelemetryToken } from './engine-telemetry.js';
+export { RulesRuntimeToken, type RulesRuntime } from './rules-runtime.js';
+export { IntervalLoop } from './interval-loop.js';
+export { ENGINE_ACTOR, KIND_DISPATCH, KIND_DISPATCH_FAILED, KIND_DRIFT, KIND_TRIGGER_OUTCOME } from './dispatch/dispatch-kinds.js';
+export { DISPATCH_FOLD, type DispatchState, type DispatchEntry } from './dispatch/dispatch-fold.js';
+export { permissionsTopic, eventTriggerTopic, TRIGGER_DEFAULTS } from './topics.js';
+
+export const RULES_ROUTES = [getEngineHealth, getExpressionCacheStats, listRoutingRules, listAdapters, listTriggers, createDispatch] as const;
+
+/** Hooks an embedder or a test passes in code (options are plain data). */
+export interface RulesHooks {
+  /** The clock every loop, rule and trigger reads (Unix ms). @default Date.now */
+  readonly now?: () => number;
+}
+
+export function createRulesPlugin(hooks: RulesHooks = {}): LoomPlugin<typeof RulesOptions> {
+  const now = hooks.now ?? Date.now;
+  return definePlugin({
+    name: 'rules',
+    version: '1.0.0',
+    dependencies: ['ledger'],
+    options: RulesOptions,
+    register(scope, options) {
+      const config = resolve(scope.container, Config);
+      const folds = resolve(scope.container, FoldEngineToken);
+      const ingestor = resolve(scope.container, IngestorToken);
+      const reader = resolve(scope.container, RecordReaderToken);
+      const telemetry = new EngineTelemetry();
+      const onError = (context: string, error: unknown) => {
+        telemetry.error(context, error);
+        scope.log.log('error', context, { error: error instanceof Error ? error.message : String(error) });
+      };
+      const cache = new ExpressionCache(createEnvironments(), options.expressionCacheCapacity);
+      const permissionTopic = permissionRuleTopic(cache);
+      const routingTopic = routingRuleTopic(cache);
+      const ruleTopics: ConfigTopic<any>[] = [permissionTopic, permissionsTopic, routingTopic, eventTriggerTopic];
+      for (const topic of ruleTopics) scope.configTopic(topic);
+      scope.fold(dispatchFold);
+
+      const adapters = new AdapterRegistry();
+      adapters.setFallback(recordAdapter, 'rules');
+      const maintenance = new MaintenanceRegistry();
+      const dispatcher = new Dispatcher(ingestor, folds, adapters, scope.log, onError, {
+        concurrency: options.reconcileConcurrency,
+        queueCapacity: options.reconcileQueueCapacity,
+        now,
+      });
+      const dispatches = () => folds.globalState<DispatchState>(DISPATCH_FOLD);
+      const governor = new TriggerGovernor(dispatches, now);
+      const lineage = new TriggerLineage(async (id) => (await reader.get(SYSTEM, id))?.record);
+
+      let compiledTriggers: Array<Entry<CompiledTrigger>> | null = null;
+      const triggers = () =>
+        (compiledTriggers ??= Object.values(config.keyed(eventTriggerTopic)).map((entry) => ({ ...compileTrigger(entry), record_id: entry.record_id, sequence: entry.sequence })));
+
+      const permissions = new PermissionGate(config, permissionTopic, cache, telemetry, scope.log, now);
+      const reconcile = new ReconcileLoop({
+        bus: resolve(scope.container, RecordBusToken),
+        config,
+        cache,
+        dispatcher,
+        governor,
+        lineage,
+        telemetry,
+        log: scope.log,
+        routingTopic,
+        triggers,
+        now,
+        dataDir: scope.dataDir,
+      });
+      const scheduler = new Scheduler({ dispatcher, governor, maintenance, telemetry, log: scope.log, triggers, now, onError });
+      const drift = new DriftDetector(folds, dispatcher, scope.log, now);
+      const schedulerLoop = new IntervalLoop('rules.scheduler', options.schedulerIntervalMs, () => scheduler.step(), onError);
+      const tickLoop = new IntervalLoop('rules.tick', options.tickIntervalMs, () => drift.step(), onError);
+
+      const store = resolve(scope.container, RecordStore);
+      maintenance.register(
+        { name: 'rules.store-optimise', cadence: 'hourly', description: 'Storage housekeeping: SQLite PRAGMA optimize and a WAL checkpoint; LevelDB compaction.', run: () => store.optimize() },
+        'rules',
+      );
+
+      const runtime: RulesRuntime = {
+        config,
+        cache,
+        adapters,
+        dispatcher,
+        telemetry,
+        maintenance,
+        permissions,
+        reconcile,
+        scheduler,
+        schedulerLoop,
+        drift,
+        tickLoop,
+        governor,
+        lineage,
+        routingTopic,
+        triggers,
+        now,
+        dispatches,
+      };
+      bindValue(scope.container, RulesRuntimeToken, runtime);
+      scope.expose(ExpressionCacheToken, cache);
+      scope.expose(AdapterRegistryToken, adapters);
+      scope.expose(MaintenanceRegistryToken, maintenance);
+      scope.expose(DispatcherToken, dispatcher);
+      scope.expose(EngineTelemetryToken, telemetry);
+
+      scope.ingestGate(ruleConfigGate(ruleTopics));
+      scope.ingestGate(permissions);
+      scope.loop(reconcile);
+      scope.loop(schedulerLoop);
+      scope.loop(tickLoop);
+      for (const route of RULES_ROUTES) scope.route(route);
+
+      scope.onStart(() => {
+        scope.onStop(config.watch(permissionTopic, () => permissions.invalidate()));
+        scope.onStop(config.watch(routingTopic, () => reconcile.invalidateRules()));
+        scope.onStop(config.watch(eventTriggerTopic, () => (compiledTriggers = null)));
+      });
+
+      scope.capability('engine.rules', true);
+      scope.capability('engine.permission_rules', true);
+      scope.capability('engine.routing', true);
+      scope.capability('engine.event_triggers', true);
+      scope.capability('engine.reconcile', true);
+      scope.capability('engine.tick', true);
+      scope.capability('engine.cron', true);
+    },
+  });
+}
+
+/** The rules plugin with the system clock. */
+export const rulesPlugin = createRulesPlugin();

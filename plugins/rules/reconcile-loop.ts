@@ -1,0 +1,250 @@
+/**
+ * RECONCILE (spec §1, §6.1): consumes the broadcast in sequence order, routes
+ * each record by the routing rules (priority order, first match wins), fires
+ * the event triggers whose pattern it matches, and hands the resulting
+ * dispatch jobs to the Dispatcher (bounded queue, at most `concurrency`
+ * dispatches in flight).
+ *
+ * Skipped entirely: records on reserved threads, records with
+ * `body.dispatch_handled: true` (dispatches, drift notes), and records by the
+ * instance's own components (DIDs under did:sync:system:loom-). Routing also
+ * skips records that fulfil or cancel something.
+ *
+ * Restarts: the loop checkpoints the sequence below which every record is
+ * fully handled (in the plugin's data directory) and resumes after it; a
+ * record handled again is not dispatched twice for the same rule or trigger
+ * (the dispatches fold remembers sources). Without a checkpoint (first start,
+ * or a store that is not persistent) it starts at the head of the log.
+ */
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { EngineLoop } from '../../core/engine/engine-loop.js';
+import type { RecordBus, Subscription } from '../../core/engine/broadcast.js';
+import type { Config } from '../../core/folds/config/config-topic.js';
+import type { Logger } from '../../core/plugin/logger.js';
+import { isReservedThread } from '../../core/records/reserved-threads.js';
+import type { LoomRecord } from '../../core/records/record.js';
+import { namespaceOf, type StoredRecord } from '../../storage/contract/stored-record.js';
+import { routingActivation } from './cel/cel-environments.js';
+import { evaluateCondition, type ExpressionCache } from './cel/expression-cache.js';
+import { DEFAULT_BUDGET, INSTANCE_COMPONENT_PREFIX } from './dispatch/dispatch-kinds.js';
+import type { Dispatcher, DispatchJob } from './dispatch/dispatcher.js';
+import type { EngineTelemetry } from './engine-telemetry.js';
+import type { TriggerGovernor } from './triggers/trigger-governor.js';
+import type { TriggerLineage } from './triggers/trigger-lineage.js';
+import { matchesPattern } from './triggers/match-pattern.js';
+import type { CompiledTrigger, RoutingRule } from './topics.js';
+import type { ConfigTopic } from '../../core/folds/config/config-topic.js';
+
+export interface ReconcileDependencies {
+  readonly bus: RecordBus;
+  readonly config: Config;
+  readonly cache: ExpressionCache;
+  readonly dispatcher: Dispatcher;
+  readonly governor: TriggerGovernor;
+  readonly lineage: TriggerLineage;
+  readonly telemetry: EngineTelemetry;
+  readonly log: Logger;
+  readonly routingTopic: ConfigTopic<RoutingRule>;
+  readonly triggers: () => readonly CompiledTrigger[];
+  readonly now: () => number;
+  /** Where the checkpoint lives; null keeps none (memory stores). */
+  readonly dataDir: string | null;
+}
+
+/** Whether RECONCILE looks at the record at all. */
+export function reconcileSkips(record: LoomRecord): boolean {
+  return record.body['dispatch_handled'] === true || isReservedThread(record.thread) || record.actor.startsWith(INSTANCE_COMPONENT_PREFIX);
+}
+
+export class ReconcileLoop implements EngineLoop {
+  readonly name = 'rules.reconcile';
+  private subscription: Subscription | null = null;
+  private puller: Promise<void> | null = null;
+  private checkpointTimer: NodeJS.Timeout | null = null;
+  private routing: RoutingRule[] | null = null;
+  /** Sequence -> dispatch jobs of that record not yet settled. */
+  private readonly pending = new Map<number, number>();
+  private position = 0;
+  private savedCheckpoint = -1;
+  considered = 0;
+  routed = 0;
+
+  constructor(private readonly deps: ReconcileDependencies) {}
+
+  invalidateRules(): void {
+    this.routing = null;
+  }
+
+  private orderedRouting(): RoutingRule[] {
+    this.routing ??= Object.values(this.deps.config.keyed(this.deps.routingTopic))
+      .filter((rule) => rule.enabled)
+      .sort((a, b) => b.priority - a.priority || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    return this.routing;
+  }
+
+  private get checkpointFile(): string | null {
+    return this.deps.dataDir === null ? null : join(this.deps.dataDir, 'reconcile-checkpoint.json');
+  }
+
+  async start(): Promise<void> {
+    const head = this.deps.bus.position;
+    let after = head;
+    const file = this.checkpointFile;
+    if (file) {
+      try {
+        const saved = JSON.parse(await readFile(file, 'utf8')) as { after?: unknown };
+        if (typeof saved.after === 'number' && Number.isInteger(saved.after) && saved.after >= 0 && saved.after <= head) after = saved.after;
+      } catch {
+        // No checkpoint yet: start at the head of the log.
+      }
+    }
+    this.position = after;
+    this.savedCheckpoint = after;
+    this.deps.dispatcher.start();
+    this.subscription = this.deps.bus.subscribe({ after });
+    this.puller = this.pull(this.subscription);
+    if (file) {
+      await mkdir(this.deps.dataDir!, { recursive: true });
+      this.checkpointTimer = setInterval(() => void this.saveCheckpoint(), 1000);
+      this.checkpointTimer.unref();
+    }
+  }
+
+  async stop(): Promise<void> {
+    if (this.checkpointTimer) clearInterval(this.checkpointTimer);
+    this.checkpointTimer = null;
+    this.subscription?.close();
+    await this.puller;
+    this.puller = null;
+    await this.deps.dispatcher.stop();
+    await this.saveCheckpoint();
+  }
+
+  /** Every record at or below this sequence is fully handled. */
+  checkpoint(): number {
+    let lowest = Infinity;
+    for (const sequence of this.pending.keys()) lowest = Math.min(lowest, sequence);
+    return lowest === Infinity ? this.position : Math.min(this.position, lowest - 1);
+  }
+
+  private async saveCheckpoint(): Promise<void> {
+    const file = this.checkpointFile;
+    const after = this.checkpoint();
+    if (!file || after === this.savedCheckpoint) return;
+    try {
+      await writeFile(file + '.tmp', JSON.stringify({ after }) + '\n');
+      await rename(file + '.tmp', file);
+      this.savedCheckpoint = after;
+    } catch (error) {
+      this.deps.telemetry.error('reconcile checkpoint not saved', error);
+    }
+  }
+
+  private async pull(subscription: Subscription): Promise<void> {
+    try {
+      for await (const stored of subscription) {
+        this.deps.lineage.observe(stored.record);
+        try {
+          await this.consider(stored);
+        } catch (error) {
+          this.deps.telemetry.error('reconcile failed on a record', error);
+          this.deps.log.log('error', 'reconcile failed on a record', { sequence: stored.sequence, error: error instanceof Error ? error.message : String(error) });
+        }
+        this.position = stored.sequence;
+      }
+    } catch (error) {
+      this.deps.telemetry.error('reconcile stopped', error);
+      this.deps.log.log('error', 'reconcile stopped', { error: error instanceof Error ? error.message : String(error) });
+    }
+  }
+
+  private async consider(stored: StoredRecord): Promise<void> {
+    const { record, sequence } = stored;
+    if (reconcileSkips(record)) return;
+    this.considered++;
+    const namespace = namespaceOf(record);
+    const jobs: Array<{ job: DispatchJob; trigger: string | null }> = [];
+    const routed = this.route(record, namespace);
+    if (routed) jobs.push({ job: routed, trigger: null });
+    for (const trigger of this.deps.triggers()) {
+      if (trigger.disabled || trigger.pattern === null || !matchesPattern(trigger.pattern, record, namespace)) continue;
+      const lineage = await this.deps.lineage.ancestorsOf(record);
+      if (lineage?.has(trigger.name)) {
+        this.deps.telemetry.triggerSuppressions.causal_chain++;
+        continue;
+      }
+      const job: DispatchJob = {
+        target: trigger.target,
+        goal: trigger.goal,
+        parentThread: record.thread,
+        parentRecord: record.id,
+        namespace,
+        budget: { max_cost_usd: trigger.budget, max_duration_secs: trigger.timeout },
+        origin: { type: 'trigger', name: trigger.name },
+      };
+      if (this.deps.dispatcher.alreadyDispatched(record.id, job.origin)) continue;
+      if (this.deps.dispatcher.heldBy(job) !== null) {
+        this.deps.telemetry.triggerSuppressions.held++;
+        continue;
+      }
+      const suppressed = this.deps.governor.admit(trigger);
+      if (suppressed) {
+        this.deps.telemetry.triggerSuppressions[suppressed]++;
+        continue;
+      }
+      this.deps.telemetry.triggerFirings++;
+      jobs.push({ job, trigger: trigger.name });
+    }
+    for (const { job, trigger } of jobs) {
+      this.pending.set(sequence, (this.pending.get(sequence) ?? 0) + 1);
+      let released = false;
+      await this.deps.dispatcher.enqueue(
+        job,
+        () => {
+          const left = (this.pending.get(sequence) ?? 1) - 1;
+          if (left <= 0) this.pending.delete(sequence);
+          else this.pending.set(sequence, left);
+        },
+        () => {
+          // Once the dispatch record is in the fold it counts as an open firing itself; release the reservation exactly once.
+          if (trigger === null || released) return;
+          released = true;
+          this.deps.governor.settle(trigger);
+        },
+      );
+    }
+  }
+
+  private route(record: LoomRecord, namespace: string): DispatchJob | null {
+    if (record.body['fulfills'] !== undefined || record.body['cancels'] !== undefined) return null;
+    const rules = this.orderedRouting();
+    if (rules.length === 0) return null;
+    const activation = routingActivation(record, namespace, new Date(this.deps.now()));
+    for (const rule of rules) {
+      let holds: boolean;
+      try {
+        holds = evaluateCondition(this.deps.cache.compile('routing', rule.expression), activation);
+      } catch (error) {
+        // Routing is not a gate: a rule that cannot be evaluated on this record is skipped, and said so.
+        this.deps.telemetry.routingEvaluationErrors++;
+        this.deps.log.log('warn', 'routing rule skipped: evaluation failed', { rule: rule.name, record: record.id, error: error instanceof Error ? error.message.split('\n')[0] : String(error) });
+        continue;
+      }
+      if (!holds) continue;
+      const origin = { type: 'rule' as const, name: rule.name };
+      if (this.deps.dispatcher.alreadyDispatched(record.id, origin)) return null;
+      this.routed++;
+      return {
+        target: rule.target,
+        goal: rule.goal ?? `handle ${record.act} ${record.id} on ${record.thread} (routing rule ${rule.name})`,
+        parentThread: record.thread,
+        parentRecord: record.id,
+        namespace,
+        budget: DEFAULT_BUDGET,
+        origin,
+      };
+    }
+    return null;
+  }
+}

@@ -1,0 +1,64 @@
+import { Type } from 'typebox';
+import { defineRoute } from '../../../core/plugin/route.js';
+import { RulesRuntimeToken } from '../rules-runtime.js';
+
+export const listTriggers = defineRoute({
+  operationId: 'listTriggers',
+  method: 'GET',
+  path: '/v1/triggers',
+  summary: 'The event triggers in force with their firing history and open firings',
+  description: 'Write them with POST /v1/config/event_trigger; {name, remove: true} retires one, disabled: true pauses it. Malformed trigger records are listed by GET /v1/config/warnings.',
+  tags: ['engine'],
+  auth: { scope: 'config:read' },
+  responses: {
+    200: {
+      description: 'By name.',
+      schema: Type.Object(
+        {
+          object: Type.Literal('list'),
+          data: Type.Array(
+            Type.Object(
+              {
+                name: Type.String(),
+                match: Type.Union([Type.String(), Type.Null()]),
+                schedule: Type.Union([Type.String(), Type.Null()]),
+                target: Type.String(),
+                goal: Type.String(),
+                budget: Type.Number(),
+                timeout: Type.Integer(),
+                cooldown: Type.Integer(),
+                max_concurrent: Type.Integer(),
+                disabled: Type.Boolean(),
+                record_id: Type.String(),
+                firings: Type.Integer(),
+                last_fired_at: Type.Union([Type.String(), Type.Null()]),
+                open_firings: Type.Integer(),
+                next_run_at: Type.Union([Type.String(), Type.Null()], { description: 'Schedule triggers: the next occurrence (UTC).' }),
+              },
+              { $id: 'EventTriggerState' },
+            ),
+          ),
+        },
+        { $id: 'EventTriggerList' },
+      ),
+    },
+  },
+  errors: [],
+  inject: { runtime: RulesRuntimeToken },
+  handler: (_input, { runtime }) => {
+    const history = runtime.dispatches().triggers;
+    const now = new Date(runtime.now());
+    return {
+      object: 'list' as const,
+      data: [...runtime.triggers()]
+        .sort((a, b) => (a.name < b.name ? -1 : 1))
+        .map(({ pattern: _pattern, cron, sequence: _sequence, ...trigger }) => ({
+          ...trigger,
+          firings: history.get(trigger.name)?.firings ?? 0,
+          last_fired_at: history.get(trigger.name)?.last_fired_at ?? null,
+          open_firings: runtime.governor.openFirings(trigger.name),
+          next_run_at: cron?.nextRun(now)?.toISOString() ?? null,
+        })),
+    };
+  },
+});
