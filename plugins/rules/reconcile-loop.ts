@@ -26,7 +26,7 @@ import { isReservedThread } from '../../core/records/reserved-threads.js';
 import type { LoomRecord } from '../../core/records/record.js';
 import { namespaceOf, type StoredRecord } from '../../storage/contract/stored-record.js';
 import { routingActivation } from './cel/cel-environments.js';
-import { evaluateCondition, type ExpressionCache } from './cel/expression-cache.js';
+import { evaluateCondition, type CompiledExpression, type ExpressionCache } from './cel/expression-cache.js';
 import { DEFAULT_BUDGET, INSTANCE_COMPONENT_PREFIX } from './dispatch/dispatch-kinds.js';
 import type { Dispatcher, DispatchJob } from './dispatch/dispatcher.js';
 import type { EngineTelemetry } from './engine-telemetry.js';
@@ -62,7 +62,7 @@ export class ReconcileLoop implements EngineLoop {
   private subscription: Subscription | null = null;
   private puller: Promise<void> | null = null;
   private checkpointTimer: NodeJS.Timeout | null = null;
-  private routing: RoutingRule[] | null = null;
+  private routing: Array<{ rule: RoutingRule; program: CompiledExpression }> | null = null;
   /** Sequence -> dispatch jobs of that record not yet settled. */
   private readonly pending = new Map<number, number>();
   private position = 0;
@@ -76,10 +76,11 @@ export class ReconcileLoop implements EngineLoop {
     this.routing = null;
   }
 
-  private orderedRouting(): RoutingRule[] {
+  private orderedRouting(): Array<{ rule: RoutingRule; program: CompiledExpression }> {
     this.routing ??= Object.values(this.deps.config.keyed(this.deps.routingTopic))
       .filter((rule) => rule.enabled)
-      .sort((a, b) => b.priority - a.priority || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      .sort((a, b) => b.priority - a.priority || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+      .map((rule) => ({ rule, program: this.deps.cache.compile('routing', rule.expression) }));
     return this.routing;
   }
 
@@ -221,10 +222,11 @@ export class ReconcileLoop implements EngineLoop {
     const rules = this.orderedRouting();
     if (rules.length === 0) return null;
     const activation = routingActivation(record, namespace, new Date(this.deps.now()));
-    for (const rule of rules) {
+    for (const { rule, program } of rules) {
       let holds: boolean;
+      this.deps.cache.countHit();
       try {
-        holds = evaluateCondition(this.deps.cache.compile('routing', rule.expression), activation);
+        holds = evaluateCondition(program, activation);
       } catch (error) {
         // Routing is not a gate: a rule that cannot be evaluated on this record is skipped, and said so.
         this.deps.telemetry.routingEvaluationErrors++;
