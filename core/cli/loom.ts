@@ -10,6 +10,8 @@ import { bootstrap, BOOTSTRAP_USAGE } from './bootstrap-command.js';
 import { CliError } from './cli-error.js';
 import { CLIENT_COMMANDS, CLIENT_USAGE } from './client-commands.js';
 import type { Command } from './client-context.js';
+import { engine, ENGINE_USAGE } from './engine-command.js';
+import { fleet, FLEET_USAGE } from './fleet-command.js';
 import { grant, GRANT_USAGE } from './grant-command.js';
 import { invite, INVITE_USAGE } from './invite-command.js';
 import { members, MEMBERS_USAGE } from './members-command.js';
@@ -17,7 +19,7 @@ import { recover, RECOVER_USAGE, self, SELF_USAGE } from './self-command.js';
 import { sa, SA_USAGE } from './service-account-command.js';
 import { whoami, WHOAMI_USAGE } from './whoami-command.js';
 
-const COMMANDS: Record<string, Command> = { ...CLIENT_COMMANDS, bootstrap, sa, whoami, invite, members, grant, self, recover };
+const COMMANDS: Record<string, Command> = { ...CLIENT_COMMANDS, bootstrap, sa, whoami, invite, members, grant, self, recover, fleet, engine };
 
 const indent = (text: string) => text.replace(/\n/g, '\n  ');
 
@@ -33,6 +35,8 @@ commands:
   ${indent(GRANT_USAGE)}
   ${indent(SELF_USAGE)}
   ${indent(RECOVER_USAGE)}
+  ${indent(FLEET_USAGE)}
+  ${indent(ENGINE_USAGE)}
   ${indent(CLIENT_USAGE)}
 
 Client commands reach the server at --url (LOOM_URL, default http://127.0.0.1:9100).

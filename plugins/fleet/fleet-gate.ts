@@ -7,12 +7,13 @@
  * engine's own writes (credentials, heartbeats, drift notes) and replays are
  * not stopped: RECONCILE checks the same state before it dispatches.
  * An administrator's configuration writes pass too, so nothing locks out the
- * configuration.
+ * configuration. th_instance_registry takes no client writes: heartbeats are
+ * the engine's.
  */
 import type { GateInput, IngestGate } from '../../core/access/ingest-gate.js';
 import { isAdmin } from '../../core/access/scopes.js';
 import { LoomError } from '../../core/errors/loom-error.js';
-import { TH_ENGINE_CONFIG, TH_FLEET_CONTROL } from '../../core/records/reserved-threads.js';
+import { TH_ENGINE_CONFIG, TH_FLEET_CONTROL, TH_INSTANCE_REGISTRY } from '../../core/records/reserved-threads.js';
 import { parseFleetControl, refusalFor, type FleetControlState } from './fleet-control.js';
 
 /** How far a fleet record's `at` may stray from the instance's clock. */
@@ -25,12 +26,17 @@ export function fleetGate(state: () => FleetControlState, now: () => number): In
     before: ['rules.permission'],
     check({ record, namespace, context }: GateInput) {
       if (context.via === 'engine' || context.via === 'replay') return;
+      // Heartbeats are written by each instance's engine (and, later, replicated from peers); a client cannot pose as an instance.
+      if (record.thread === TH_INSTANCE_REGISTRY && context.via === 'api') {
+        throw new LoomError('FORBIDDEN', 'th_instance_registry holds the instances’ own heartbeats; only an instance’s engine writes there');
+      }
       if (record.thread === TH_FLEET_CONTROL) {
         if (!isAdmin(context.caller.scopes)) throw new LoomError('FORBIDDEN', 'fleet control records (freeze, thaw, emergency stop) need the admin scope');
         if (record.act !== 'LEARN') throw new LoomError('INVALID_SHAPE', 'fleet control records are LEARN records');
         const control = parseFleetControl(record.body);
         if (typeof control === 'string') throw new LoomError('INVALID_SHAPE', `fleet control record: ${control}`);
-        if (Math.abs(Date.parse(control.at) - now()) > CLOCK_SKEW_MS) throw new LoomError('INVALID_SHAPE', `fleet control record: at ${control.at} is more than 5 minutes from this instance's clock`);
+        // Records replicated from peers keep the time they were written; only a client's fresh record is held to this clock.
+        if (context.via === 'api' && Math.abs(Date.parse(control.at) - now()) > CLOCK_SKEW_MS) throw new LoomError('INVALID_SHAPE', `fleet control record: at ${control.at} is more than 5 minutes from this instance's clock`);
         return;
       }
       if (record.thread === TH_ENGINE_CONFIG && isAdmin(context.caller.scopes)) return;
