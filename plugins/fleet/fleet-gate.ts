@@ -7,14 +7,15 @@
  * engine's own writes (credentials, heartbeats, drift notes) and replays are
  * not stopped: RECONCILE checks the same state before it dispatches.
  * An administrator's configuration writes pass too, so nothing locks out the
- * configuration. th_instance_registry takes no client writes: heartbeats are
- * the engine's.
+ * configuration. Clients cannot write heartbeats (instance chrome on
+ * th_instance_registry stays theirs): heartbeats are the engine's.
  */
 import type { GateInput, IngestGate } from '../../core/access/ingest-gate.js';
 import { isAdmin } from '../../core/access/scopes.js';
 import { LoomError } from '../../core/errors/loom-error.js';
 import { TH_ENGINE_CONFIG, TH_FLEET_CONTROL, TH_INSTANCE_REGISTRY } from '../../core/records/reserved-threads.js';
 import { parseFleetControl, refusalFor, type FleetControlState } from './fleet-control.js';
+import { KIND_HEARTBEAT } from './instance-registry.js';
 
 /** How far a fleet record's `at` may stray from the instance's clock. */
 const CLOCK_SKEW_MS = 5 * 60_000;
@@ -27,8 +28,8 @@ export function fleetGate(state: () => FleetControlState, now: () => number): In
     check({ record, namespace, context }: GateInput) {
       if (context.via === 'engine' || context.via === 'replay') return;
       // Heartbeats are written by each instance's engine (and, later, replicated from peers); a client cannot pose as an instance.
-      if (record.thread === TH_INSTANCE_REGISTRY && context.via === 'api') {
-        throw new LoomError('FORBIDDEN', 'th_instance_registry holds the instances’ own heartbeats; only an instance’s engine writes there');
+      if (record.thread === TH_INSTANCE_REGISTRY && context.via === 'api' && (record.body['topic'] === 'heartbeat' || record.body['kind'] === KIND_HEARTBEAT)) {
+        throw new LoomError('FORBIDDEN', 'heartbeats on th_instance_registry are written by each instance’s engine; a client cannot write one');
       }
       if (record.thread === TH_FLEET_CONTROL) {
         if (!isAdmin(context.caller.scopes)) throw new LoomError('FORBIDDEN', 'fleet control records (freeze, thaw, emergency stop) need the admin scope');
