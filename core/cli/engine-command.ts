@@ -3,62 +3,22 @@
  * config:read) as a compact summary: RECONCILE's queue and dispatches, TICK
  * and CRON runs, trigger firings and suppressions, permission denials, the
  * expression cache and errors. --json prints the server's answer as is.
- *
- * The route is not in the published OpenAPI document the SDK is generated
- * from, so the call goes through the SDK's configured fetch client with the
- * response shape declared here.
  */
 import { parseArgs } from 'node:util';
 import { CliError } from './cli-error.js';
 import { call, clientContext, COMMON_OPTIONS, isHelp, print, type ClientContext, type Command } from './client-context.js';
 import { formatAge } from './fleet-command.js';
+import type { GetEngineHealthResponses } from '../../sdk/index.js';
 
 export const ENGINE_USAGE = `loom engine health [--url …] [--token …] [--json]
   The engine loops' health (config:read): RECONCILE's queue, slots and dispatches, TICK and CRON
   runs, trigger firings and suppressions, permission denials, the expression cache and errors.
   Counters are since the server started.`;
 
-interface MaintenanceRun {
-  name: string;
-  cadence: 'hourly' | 'daily';
-  last_run_at: string | null;
-  last_duration_ms: number | null;
-  last_result: string | null;
-  last_error: string | null;
-  runs: number;
-}
+type EngineHealth = GetEngineHealthResponses[200];
+type MaintenanceRun = EngineHealth['cron']['jobs'][number];
 
-interface EngineHealth {
-  object: 'engine_health';
-  status: 'ok' | 'degraded';
-  uptime_secs: number;
-  reconcile: {
-    considered: number;
-    routed: number;
-    queue_depth: number;
-    queue_capacity: number;
-    max_queue_depth: number;
-    in_flight: number;
-    max_in_flight: number;
-    concurrency: number;
-    dispatched: number;
-    delivered: number;
-    delivery_failures: number;
-    held: number;
-    duplicates_skipped: number;
-    checkpoint: number;
-  };
-  tick: { interval_secs: number; runs: number; last_run_at: string | null; drift_noted: number };
-  cron: { hourly_last_run_at: string | null; daily_last_run_at: string | null; jobs: MaintenanceRun[] };
-  triggers: { loaded: number; firings: number; suppressions: { cooldown: number; max_concurrent: number; causal_chain: number; held: number } };
-  permissions: { enabled: boolean; rules: number; denials: number; evaluation_errors: number };
-  routing: { rules: number; evaluation_errors: number };
-  expression_cache: { hits: number; misses: number; compile_errors: number; hit_rate_pct: number; avg_compile_micros: number; size: number; capacity: number };
-  errors: { count: number; last: { at: string; context: string; message: string } | null };
-}
-
-const health = (ctx: ClientContext) =>
-  call(ctx, ctx.client.client.get<{ 200: EngineHealth }, unknown, false>({ url: '/v1/engine/health', security: [{ scheme: 'bearer', type: 'http' }] }));
+const health = (ctx: ClientContext) => call(ctx, ctx.client.getEngineHealth());
 
 const when = (at: string | null) => at ?? 'never';
 

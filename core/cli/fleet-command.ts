@@ -4,17 +4,13 @@
  * commands write a LEARN on th_fleet_control as the caller (admin scope);
  * the server answers changed: false, writing nothing, when the fleet is
  * already in that state.
- *
- * The fleet routes are not in the published OpenAPI document the SDK is
- * generated from, so these calls go through the SDK's configured fetch
- * client (same base URL, bearer and error envelope) with the response shapes
- * declared here.
  */
 import { parseArgs } from 'node:util';
 import { CliError } from './cli-error.js';
 import { call, clientContext, COMMON_OPTIONS, isHelp, print, type ClientContext, type Command } from './client-context.js';
 import { integerOption, refuseForeignOptions, shortId } from './option-values.js';
 import { textTable } from './text-table.js';
+import type { FleetStatus } from '../../sdk/index.js';
 
 export const FLEET_USAGE = `loom fleet status [--url …] [--token …] [--json]
 loom fleet freeze <namespace> [--hard] [--grace <secs>] [--reason <text>] [--url …] [--token …] [--json]
@@ -35,57 +31,7 @@ const OWNERS = {
 
 const MAX_GRACE_SECS = 86_400;
 
-interface Freeze {
-  namespace: string;
-  level: 'soft' | 'hard';
-  since: string;
-  hard_after: string | null;
-  hard: boolean;
-  reason: string | null;
-  record_id: string;
-}
-
-interface Instance {
-  instance_did: string;
-  endpoint: string | null;
-  version: string;
-  uptime_secs: number;
-  active_dispatches: number;
-  health: string;
-  at: string;
-  interval_secs: number;
-  live: boolean;
-  record_id: string;
-  sequence: number;
-  clock: number;
-}
-
-interface FleetStatus {
-  object: 'fleet';
-  emergency: { since: string; reason: string | null; record_id: string } | null;
-  freezes: Freeze[];
-  instances: Instance[];
-}
-
-interface ControlRecord {
-  id: string;
-  thread: string;
-  actor: string;
-  body: Record<string, unknown>;
-}
-
-interface ControlOutcome {
-  object: 'fleet_control';
-  changed: boolean;
-  record: ControlRecord | null;
-}
-
-const BEARER = [{ scheme: 'bearer' as const, type: 'http' as const }];
-
-const status = (ctx: ClientContext) => call(ctx, ctx.client.client.get<{ 200: FleetStatus }, unknown, false>({ url: '/v1/fleet', security: BEARER }));
-
-const control = (ctx: ClientContext, path: 'freeze' | 'thaw' | 'emergency', body: Record<string, unknown>) =>
-  call(ctx, ctx.client.client.post<{ 200: ControlOutcome }, unknown, false>({ url: `/v1/fleet/${path}`, security: BEARER, body, headers: { 'Content-Type': 'application/json' } }));
+const status = (ctx: ClientContext) => call(ctx, ctx.client.getFleetStatus());
 
 /** A duration in seconds, coarsely: 42s, 3m05s, 2h10m, 4d03h. */
 export function formatAge(seconds: number): string {
@@ -136,19 +82,19 @@ function statusText(data: FleetStatus, now: number): string {
   return text;
 }
 
-const recordNote = (record: ControlRecord | null) => (record ? ` (record ${shortId(record.id)})` : '');
+const recordNote = (record: { id: string } | null) => (record ? ` (record ${shortId(record.id)})` : '');
 
 async function freeze(ctx: ClientContext, namespace: string, values: { hard?: boolean; grace?: string; reason?: string }): Promise<void> {
   const grace = integerOption('grace', values.grace, 0);
   if (grace !== undefined && !values.hard) throw new CliError('--grace applies to hard freezes only: add --hard');
   if (grace !== undefined && grace > MAX_GRACE_SECS) throw new CliError(`--grace must be at most ${MAX_GRACE_SECS} seconds`);
   const level = values.hard ? 'hard' : 'soft';
-  const { data } = await control(ctx, 'freeze', {
+  const { data } = await call(ctx, ctx.client.freezeNamespace({ body: {
     namespace,
     level,
     ...(grace !== undefined ? { grace_secs: grace } : {}),
     ...(values.reason !== undefined ? { reason: values.reason } : {}),
-  });
+  } }));
   print(ctx, data, () => {
     if (!data.changed) return `${namespace} is already frozen (${level}): nothing written\n`;
     const body = data.record?.body ?? {};
@@ -163,12 +109,12 @@ async function freeze(ctx: ClientContext, namespace: string, values: { hard?: bo
 }
 
 async function thaw(ctx: ClientContext, namespace: string, reason: string | undefined): Promise<void> {
-  const { data } = await control(ctx, 'thaw', { namespace, ...(reason !== undefined ? { reason } : {}) });
+  const { data } = await call(ctx, ctx.client.thawNamespace({ body: { namespace, ...(reason !== undefined ? { reason } : {}) } }));
   print(ctx, data, () => (data.changed ? `thawed ${namespace}${recordNote(data.record)}\n` : `${namespace} is not frozen: nothing written\n`));
 }
 
 async function emergency(ctx: ClientContext, clear: boolean, reason: string | undefined): Promise<void> {
-  const { data } = await control(ctx, 'emergency', { active: !clear, ...(reason !== undefined ? { reason } : {}) });
+  const { data } = await call(ctx, ctx.client.setEmergencyStop({ body: { active: !clear, ...(reason !== undefined ? { reason } : {}) } }));
   print(ctx, data, () => {
     if (clear) return data.changed ? `emergency stop cleared${recordNote(data.record)}: dispatch and new work resume\n` : 'the emergency stop is not engaged: nothing written\n';
     return data.changed
