@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import type { FilterNode } from '../../storage/contract/query/filter-ast.js';
 import { ANONYMOUS, LOCAL } from './caller.js';
 import { MATCH_NONE } from './read-policy.js';
-import { restrictionFor, threadVisibility } from './restriction.js';
+import { hiddenThreadsOnly, restrictionFor, threadsOf, threadVisibility } from './restriction.js';
 
 const THREAD = { kind: 'column', column: 'thread' } as const;
 const A = 'th_' + 'a'.repeat(64);
@@ -32,5 +32,21 @@ describe('read restrictions', () => {
     expect(threadVisibility({ op: 'or', nodes: [inThreads(A), inNamespace] }, A)).to.equal('all');
     expect(threadVisibility(MATCH_NONE, A)).to.equal('none');
     expect(threadVisibility(inNamespace, A)).to.equal('some');
+  });
+
+  it('reads back the finite thread set a restriction confines reads to', () => {
+    expect(threadsOf(inThreads(A, B))).to.deep.equal(new Set([A, B]));
+    expect(threadsOf({ op: 'and', nodes: [inThreads(A, B), notThread(B), inThreads(B)] })).to.deep.equal(new Set([B]));
+    expect(threadsOf({ op: 'or', nodes: [inThreads(A), inNamespace] })).to.equal(null);
+    expect(threadsOf(inNamespace)).to.equal(null);
+    expect(threadsOf(MATCH_NONE)).to.deep.equal(new Set());
+  });
+
+  it('tells a restriction that hides whole threads only', () => {
+    expect(hiddenThreadsOnly(notThread(A))).to.deep.equal(new Set([A]));
+    expect(hiddenThreadsOnly({ op: 'and', nodes: [notThread(A), notThread(B)] })).to.deep.equal(new Set([A, B]));
+    expect(hiddenThreadsOnly({ op: 'and', nodes: [notThread(A), inThreads(B)] })).to.equal(null);
+    expect(hiddenThreadsOnly(inNamespace)).to.equal(null);
+    expect(hiddenThreadsOnly({ op: 'not', node: inNamespace })).to.equal(null);
   });
 });

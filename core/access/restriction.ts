@@ -63,3 +63,56 @@ function visibility(node: FilterNode, thread: string): 'all' | 'none' | 'some' {
   }
 }
 
+
+/**
+ * The finite set of threads a restriction confines reads to, or null when it
+ * does not confine them to a list (a namespace grain, say). A thread-grained
+ * caller's private fold recomputation reads just these threads.
+ */
+export function threadsOf(node: FilterNode): ReadonlySet<string> | null {
+  switch (node.op) {
+    case 'and': {
+      const confined = node.nodes.map(threadsOf).filter((threads): threads is ReadonlySet<string> => threads !== null);
+      if (confined.length === 0) return null;
+      return new Set([...confined[0]!].filter((thread) => confined.every((threads) => threads.has(thread))));
+    }
+    case 'or': {
+      const result = new Set<string>();
+      for (const child of node.nodes) {
+        const threads = threadsOf(child);
+        if (threads === null) return null;
+        for (const thread of threads) result.add(thread);
+      }
+      return result;
+    }
+    case 'compare':
+      return node.field.kind === 'column' && node.field.column === 'thread' && node.operator === '$eq' && typeof node.value === 'string' ? new Set([node.value]) : null;
+    case 'in':
+      return node.field.kind === 'column' && node.field.column === 'thread' ? new Set(node.values.filter((v): v is string => typeof v === 'string')) : null;
+    default:
+      return null;
+  }
+}
+
+/**
+ * When a restriction only hides whole threads (every other record visible),
+ * those threads; otherwise null. A coarse non-admin reader is hidden the
+ * credentials thread only, which folds over coordination work never read.
+ */
+export function hiddenThreadsOnly(node: FilterNode): ReadonlySet<string> | null {
+  switch (node.op) {
+    case 'and': {
+      const hidden = new Set<string>();
+      for (const child of node.nodes) {
+        const threads = hiddenThreadsOnly(child);
+        if (threads === null) return null;
+        for (const thread of threads) hidden.add(thread);
+      }
+      return hidden;
+    }
+    case 'not':
+      return threadsOf(node.node);
+    default:
+      return null;
+  }
+}

@@ -20,7 +20,7 @@ import { token } from '../di/token.js';
 import { RecordBus } from './broadcast.js';
 import { EngineConfigService } from './engine-config.js';
 import type { EngineLoop } from './engine-loop.js';
-import { FoldEngine } from './fold-engine.js';
+import { FoldEngine, type FoldReplayReport } from './fold-engine.js';
 import { Ingestor } from './ingest.js';
 import { nodeSha256Hex } from './native-hash.js';
 import { RecordReader } from './record-reader.js';
@@ -31,6 +31,10 @@ export interface LoomEngineOptions {
   readonly sha256Hex?: Sha256Hex;
   readonly now?: () => number;
   readonly onError?: (error: unknown, context: string) => void;
+  /** Where global folds keep checkpoints; null: none (every start replays the log). @default null */
+  readonly foldCheckpointDir?: string | null;
+  /** Start-up report per global fold (checkpoint used or rebuilt). */
+  readonly onFoldReplayed?: (report: FoldReplayReport) => void;
 }
 
 export class LoomEngine {
@@ -52,7 +56,7 @@ export class LoomEngine {
     this.store = options.store;
     this.bus = new RecordBus(this.store);
     this.bus.reportErrorsTo((error) => onError(error, 'broadcast listener failed'));
-    this.folds = new FoldEngine(this.store, this.bus, { onError });
+    this.folds = new FoldEngine(this.store, this.bus, { onError, checkpointDir: options.foldCheckpointDir ?? null, onReplayed: options.onFoldReplayed });
     for (const fold of [threadStateFold, engineConfigFold(this.configTopics), namespaceRegistryFold] as AnyFold[]) this.folds.register(fold);
     this.ingestor = new Ingestor({
       store: this.store,
@@ -118,7 +122,7 @@ export class LoomEngine {
     this.state = 'stopped';
     await this.stopLoops();
     this.config.stop();
-    this.folds.stop();
+    await this.folds.stop();
     this.bus.closeAll();
     await this.store.close();
   }

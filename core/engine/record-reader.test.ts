@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { credentialCaller, LOCAL } from '../access/caller.js';
 import type { ReadPolicy } from '../access/read-policy.js';
 import { LoomError } from '../errors/loom-error.js';
+import type { Fold } from '../folds/fold.js';
 import { parseRecordQuery } from '../../storage/contract/query/parse-query.js';
 import { SqliteRecordStore } from '../../storage/sqlite/index.js';
 import { ENGINE_WRITE } from './ingest.js';
@@ -13,7 +14,7 @@ import { rec, TH_A, TH_B } from './test-engine.js';
 
 const onlyA: ReadPolicy = {
   name: 'test.only-a',
-  restrict: (caller) => (caller.kind === 'credential' ? { op: 'in', field: { kind: 'column', column: 'thread' }, values: [TH_A] } : undefined),
+  restrict: (caller) => (caller.kind === 'credential' && caller.principal !== 'did:sync:system:sealed' ? { op: 'in', field: { kind: 'column', column: 'thread' }, values: [TH_A] } : undefined),
 };
 const crashing: ReadPolicy = {
   name: 'test.crash',
@@ -21,6 +22,26 @@ const crashing: ReadPolicy = {
     if (caller.principal === 'did:sync:system:crash') throw new TypeError('boom');
     return undefined;
   },
+};
+
+const SYSTEM_THREAD = 'th_' + 'c'.repeat(64);
+const hidesSystemThread: ReadPolicy = {
+  name: 'test.sealed',
+  restrict: (caller) => (caller.principal === 'did:sync:system:sealed' ? { op: 'not', node: { op: 'compare', field: { kind: 'column', column: 'thread' }, operator: '$eq', value: SYSTEM_THREAD } } : undefined),
+};
+
+/** Records per thread, over coordination threads only. */
+const perThread: Fold<Record<string, number>, Record<string, number>> = {
+  name: 'per_thread',
+  scope: 'global',
+  description: 'records per thread',
+  ignoresSystemThreads: true,
+  initial: () => ({}),
+  apply: (state, { record }) => {
+    state[record.thread] = (state[record.thread] ?? 0) + 1;
+    return state;
+  },
+  value: (state) => ({ ...state }),
 };
 
 describe('RecordReader', () => {
@@ -33,8 +54,12 @@ describe('RecordReader', () => {
     engine = new LoomEngine({ store: new SqliteRecordStore({ path: join(dir, 'loom.sqlite'), durability: 'normal' }) });
     engine.addReadPolicy(onlyA);
     engine.addReadPolicy(crashing);
+    engine.addReadPolicy(hidesSystemThread);
+    engine.folds.register(perThread);
+    engine.folds.registerSystemThread(SYSTEM_THREAD);
     await engine.start();
     for (let clock = 0; clock < 6; clock++) await engine.ingestor.ingest(ENGINE_WRITE, rec({ clock, thread: clock % 2 ? TH_B : TH_A }));
+    await engine.ingestor.ingest(ENGINE_WRITE, rec({ clock: 0, thread: SYSTEM_THREAD }));
   });
   after(async () => {
     await engine.stop();
@@ -42,8 +67,8 @@ describe('RecordReader', () => {
   });
 
   it('unrestricted callers read everything', async () => {
-    expect((await engine.reader.listByActor(LOCAL, 'did:sync:user:alice')).items).to.have.length(6);
-    expect((await engine.reader.query(LOCAL, parseRecordQuery({}))).matchedTotal).to.equal(6);
+    expect((await engine.reader.listByActor(LOCAL, 'did:sync:user:alice')).items).to.have.length(7);
+    expect((await engine.reader.query(LOCAL, parseRecordQuery({}))).matchedTotal).to.equal(7);
   });
 
   it('restricted callers read only what the policies admit, on every read', async () => {
@@ -66,5 +91,28 @@ describe('RecordReader', () => {
     const caller = credentialCaller({ principal: 'did:sync:system:crash', scopes: ['records:read'] });
     const refused = await engine.reader.listByThread(caller, TH_A).catch((e) => e);
     expect(refused).to.be.instanceOf(LoomError).and.to.include({ code: 'INTERNAL' });
+  });
+  it('serves a global fold over only the records a restricted caller may see, and keeps it current', async () => {
+    const whole = await engine.reader.globalFoldState<Record<string, number>>(LOCAL, 'per_thread');
+    expect(whole.restricted).to.equal(false);
+    expect(whole.state).to.deep.equal({ [TH_A]: 3, [TH_B]: 3 });
+    const mine = await engine.reader.globalFold<Record<string, number>>(restricted, 'per_thread');
+    expect(mine.value).to.deep.equal({ [TH_A]: 3 });
+    expect(mine.cache_key).to.match(/^per_thread@7~[0-9a-f]{12}$/);
+    await engine.ingestor.ingest(ENGINE_WRITE, rec({ clock: 10, thread: TH_A }));
+    await engine.ingestor.ingest(ENGINE_WRITE, rec({ clock: 11, thread: TH_B }));
+    const later = await engine.reader.globalFoldState<Record<string, number>>(restricted, 'per_thread');
+    expect(later).to.deep.include({ restricted: true, watermark: 9 });
+    expect(later.state).to.deep.equal({ [TH_A]: 4 });
+    expect((await engine.reader.globalFoldState(LOCAL, 'per_thread')).state).to.deep.equal({ [TH_A]: 4, [TH_B]: 4 });
+  });
+
+  it('a caller hidden only system threads shares the live state of folds that skip them', async () => {
+    const sealed = credentialCaller({ principal: 'did:sync:system:sealed', scopes: ['records:read'] });
+    const view = await engine.reader.globalFoldState(sealed, 'per_thread');
+    expect(view.restricted).to.equal(false);
+    expect(view.state).to.equal(engine.folds.globalSnapshot('per_thread').state);
+    // thread_state is per thread; the namespace registry reads its reserved thread only, which stays visible.
+    expect((await engine.reader.globalFoldState(sealed, 'namespace_registry')).restricted).to.equal(false);
   });
 });

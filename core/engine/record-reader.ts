@@ -9,7 +9,8 @@
  */
 import type { Caller } from '../access/caller.js';
 import type { ReadPolicy } from '../access/read-policy.js';
-import { restrictionFor, threadVisibility } from '../access/restriction.js';
+import { hiddenThreadsOnly, restrictionFor, threadsOf, threadVisibility } from '../access/restriction.js';
+import { createHash } from 'node:crypto';
 import { LoomError } from '../errors/loom-error.js';
 import type { AnyFold, FoldAnswer } from '../folds/fold.js';
 import { matchesFilter } from '../../storage/contract/query/evaluate-filter.js';
@@ -24,9 +25,21 @@ import type { FoldDescriptor, FoldEngine } from './fold-engine.js';
 const SCAN_BUDGET = 20_000;
 /** Threads a restricted thread list examines per request. */
 const THREAD_SCAN_BUDGET = 2_000;
+/** Private global-fold states kept (one per fold and distinct restriction). */
+const PRIVATE_FOLD_CACHE = 64;
+
+/** A global fold recomputed over one restriction's visible records. */
+interface PrivateFold {
+  state: unknown;
+  watermark: number;
+  /** Short hash of the restriction, in cache keys. */
+  readonly tag: string;
+}
 
 export class RecordReader {
   private policies: readonly ReadPolicy[] = [];
+  private readonly privateFolds = new Map<string, PrivateFold>();
+  private readonly privateInFlight = new Map<string, Promise<PrivateFold>>();
 
   constructor(
     private readonly store: RecordStore,
@@ -241,18 +254,94 @@ export class RecordReader {
   }
 
   /**
-   * A global fold: whole for an unrestricted caller; through the fold's
-   * `view` for a restricted one; whole when every thread the fold reads is
-   * wholly visible; otherwise refused (fail closed).
+   * A global fold's state as `caller` may know it: the shared live state when
+   * the caller sees every record the fold reads, otherwise a private
+   * recomputation over just the records it may see (cached per restriction
+   * and brought up to date incrementally), so an answer built from it never
+   * mentions a record, thread or namespace the caller cannot read.
    */
-  globalFold<V>(caller: Caller, name: string): FoldAnswer<V> {
-    const answer = this.folds.global<V>(name);
+  async globalFoldState<S>(caller: Caller, name: string): Promise<{ state: S; watermark: number; restricted: boolean }> {
+    const fold = this.folds.descriptorOf(name, 'global');
     const restriction = this.restriction(caller);
-    if (!restriction) return answer;
+    if (this.seesWholeFold(fold, restriction)) return { ...this.folds.globalSnapshot<S>(name), restricted: false };
+    const entry = await this.privateFold(fold, restriction!);
+    return { state: entry.state as S, watermark: entry.watermark, restricted: true };
+  }
+
+  /**
+   * A global fold's answer: whole when the caller sees all it reads; through
+   * the fold's `view` when it has one (a per-caller projection such as the
+   * grant graph); otherwise the fold over the caller's visible records.
+   */
+  async globalFold<V>(caller: Caller, name: string): Promise<FoldAnswer<V>> {
     const fold: AnyFold = this.folds.descriptorOf(name, 'global');
-    if (fold.view) return { ...answer, cache_key: `${answer.cache_key}~view`, value: fold.view(answer.value, caller) as V };
-    if (fold.threads && fold.threads.every((thread) => threadVisibility(restriction, thread) === 'all')) return answer;
-    throw new LoomError('SCOPE_FORBIDDEN', `fold ${name} reads records beyond what this credential may see`);
+    const restriction = this.restriction(caller);
+    if (!restriction) return this.folds.global<V>(name);
+    if (fold.view) {
+      const answer = this.folds.global<V>(name);
+      return { ...answer, cache_key: `${answer.cache_key}~view`, value: fold.view(answer.value, caller) as V };
+    }
+    if (this.seesWholeFold(fold, restriction)) return this.folds.global<V>(name);
+    const entry = await this.privateFold(fold, restriction);
+    return { fold_name: name, cache_key: `${name}@${entry.watermark}~${entry.tag}`, watermark: entry.watermark, value: fold.value(entry.state) as V };
+  }
+
+  /** True when the restriction hides nothing the fold reads. */
+  private seesWholeFold(fold: AnyFold, restriction: FilterNode | undefined): boolean {
+    if (!restriction) return true;
+    if (fold.threads) return fold.threads.every((thread) => threadVisibility(restriction, thread) === 'all');
+    const hidden = hiddenThreadsOnly(restriction);
+    return hidden !== null && [...hidden].every((thread) => !this.folds.reads(fold, thread));
+  }
+
+  private privateFold(fold: AnyFold, restriction: FilterNode): Promise<PrivateFold> {
+    const text = JSON.stringify(restriction);
+    const key = `${fold.name}\u0000${text}`;
+    const running = this.privateInFlight.get(key);
+    if (running) return running;
+    const refresh = this.refreshPrivate(fold, restriction, key, text).finally(() => this.privateInFlight.delete(key));
+    this.privateInFlight.set(key, refresh);
+    return refresh;
+  }
+
+  private async refreshPrivate(fold: AnyFold, restriction: FilterNode, key: string, text: string): Promise<PrivateFold> {
+    let entry = this.privateFolds.get(key);
+    if (entry) this.privateFolds.delete(key); // re-inserted below: Map order is the LRU order
+    else entry = { state: fold.initial(fold.name), watermark: 0, tag: createHash('sha256').update(text).digest('hex').slice(0, 12) };
+    const upTo = this.folds.globalSnapshot(fold.name).watermark;
+    if (upTo > entry.watermark) {
+      const threads = fold.threads ? new Set(fold.threads) : threadsOf(restriction);
+      const visible = (stored: StoredRecord) => stored.sequence <= upTo && matchesFilter(stored, restriction);
+      if (threads !== null) {
+        // A thread-grained reader: its threads only, merged into log order.
+        const records: StoredRecord[] = [];
+        for (const thread of threads) {
+          if (!this.folds.reads(fold, thread)) continue;
+          let after = entry.watermark;
+          for (;;) {
+            const page = await this.store.listByThread(thread, { after, limit: PAGE_MAX_LIMIT });
+            for (const stored of page.items) if (visible(stored)) records.push(stored);
+            if (page.nextAfter === null || page.nextAfter >= upTo) break;
+            after = page.nextAfter;
+          }
+        }
+        records.sort((a, b) => a.sequence - b.sequence);
+        entry.state = this.folds.foldPrivately(fold, entry.state, records);
+      } else {
+        // Any other restriction (a namespace grain): the log since the last refresh, filtered.
+        let after = entry.watermark;
+        while (after < upTo) {
+          const page = await this.store.changesSince(after, 5000);
+          if (page.length === 0) break;
+          entry.state = this.folds.foldPrivately(fold, entry.state, page.filter(visible));
+          after = page[page.length - 1]!.sequence;
+        }
+      }
+      entry.watermark = upTo;
+    }
+    this.privateFolds.set(key, entry);
+    while (this.privateFolds.size > PRIVATE_FOLD_CACHE) this.privateFolds.delete(this.privateFolds.keys().next().value!);
+    return entry;
   }
 }
 

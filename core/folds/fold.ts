@@ -11,6 +11,8 @@ import type { LoomRecord } from '../records/record.js';
 export interface FoldInput {
   readonly sequence: number;
   readonly record: LoomRecord;
+  /** Receipt time in Unix ms, as the store recorded it (absent in inputs built by hand). */
+  readonly createdAt?: number;
 }
 
 export interface Fold<State, Value> {
@@ -23,6 +25,26 @@ export interface Fold<State, Value> {
    * just those threads and skips every other record. Omit to see everything.
    */
   readonly threads?: readonly string[];
+  /**
+   * Skip records on reserved threads (§2.3) and on plugins' system threads
+   * (PluginScope.systemThread): folds over coordination work (trust, tasks,
+   * the graph) set it, so configuration and credentials never reach them.
+   * It also lets a caller who is hidden only system threads be served the
+   * shared value instead of a private recomputation.
+   */
+  readonly ignoresSystemThreads?: boolean;
+  /**
+   * Global folds only: how the state is saved with the sequence it covers,
+   * so a start resumes from the checkpoint instead of replaying the log.
+   * Bump `version` whenever `apply` or the state's shape changes: a
+   * checkpoint of another version is discarded and the fold rebuilt.
+   */
+  readonly checkpoint?: FoldCheckpoint<State>;
+  /**
+   * The value depends on the time it is read (trust decays): it cannot be
+   * recomputed offline from records alone and is not offered for verification.
+   */
+  readonly readsRealTime?: boolean;
   initial(key: string): State;
   apply(state: State, input: FoldInput): State;
   value(state: State): Value;
@@ -33,6 +55,13 @@ export interface Fold<State, Value> {
    * reads is wholly visible to it, and is refused otherwise (fail closed).
    */
   view?(value: Value, viewer: FoldViewer): Value;
+}
+
+/** Saving and restoring a global fold's state (plain JSON both ways). */
+export interface FoldCheckpoint<State> {
+  readonly version: number;
+  save(state: State): unknown;
+  load(saved: unknown): State;
 }
 
 /** What a fold's `view` may know of the caller (structurally the core Caller). */

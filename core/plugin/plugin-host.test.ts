@@ -20,6 +20,7 @@ function sinks() {
     log: silentLogger,
     dataDir: null,
     fold: () => {},
+    systemThread: () => {},
     loop: () => {},
     ingestGate: () => {},
     readPolicy: () => {},

@@ -36,6 +36,7 @@ export interface PluginSinks {
   /** The data directory of a persistent store, or null. */
   readonly dataDir: string | null;
   fold(fold: AnyFold): void;
+  systemThread(thread: string): void;
   loop(loop: EngineLoop): void;
   ingestGate(gate: IngestGate): void;
   readPolicy(policy: ReadPolicy): void;
@@ -121,6 +122,7 @@ export async function registerPlugins(registrations: readonly PluginRegistration
       },
       route: (decl) => sinks.catalog.add(plugin.name, decl),
       fold: (fold) => sinks.fold(fold),
+      systemThread: (thread) => sinks.systemThread(thread),
       loop: (loop) => sinks.loop(loop),
       ingestGate: (gate) => {
         if (!gate.name.startsWith(`${plugin.name}.`)) throw new PluginError(`ingest gate "${gate.name}" of plugin "${plugin.name}" must be named ${plugin.name}.<check>`);

@@ -22,6 +22,11 @@ export interface PluginScope {
   expose<T>(key: Token<T>, value: T): void;
   route(decl: AnyRouteDecl): void;
   fold(fold: AnyFold): void;
+  /**
+   * Declares a control thread this plugin writes (like the reserved threads
+   * of §2.3): folds over coordination work (`ignoresSystemThreads`) skip it.
+   */
+  systemThread(thread: string): void;
   loop(loop: EngineLoop): void;
   /** Adds a check every record passes before it is stored (core/access/ingest-gate.ts). */
   ingestGate(gate: IngestGate): void;

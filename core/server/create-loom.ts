@@ -28,6 +28,7 @@ import { createServer } from './create-server.js';
 import { API_VERSION, ServerInfo, SPEC_VERSION } from './server-info.js';
 import { LOOM_VERSION } from './version.js';
 import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
 
 export interface LoomOptions {
   /** The record store (a driver instance, not yet opened). */
@@ -70,7 +71,14 @@ export async function createLoom(options: LoomOptions): Promise<Loom> {
   const log = options.logger ?? jsonLogger();
   const store = options.store;
   const root = globalContainer.createChildContainer();
-  const engine = new LoomEngine({ store, onError: (error, context) => log.log('error', context, { error: String(error), stack: (error as Error)?.stack }) });
+  const dataDir = options.dataDir ?? null;
+  const engine = new LoomEngine({
+    store,
+    onError: (error, context) => log.log('error', context, { error: String(error), stack: (error as Error)?.stack }),
+    // Checkpoints are derived state: kept beside a persistent log only.
+    foldCheckpointDir: dataDir !== null && store.capabilities.persistent ? join(dataDir, 'folds') : null,
+    onFoldReplayed: (report) => log.log('info', 'fold ready', { ...report }),
+  });
   const capabilities = new CapabilityFlags();
   // Plugins expose these while registering, before the first request; read through `let` so ServerInfo can be built first.
   let authenticator: Authenticator | null = null;
@@ -105,7 +113,8 @@ export async function createLoom(options: LoomOptions): Promise<Loom> {
     capabilities,
     facts,
     log,
-    dataDir: options.dataDir ?? null,
+    dataDir,
+    systemThread: (thread) => engine.folds.registerSystemThread(thread),
     fold: (fold) => engine.folds.register(fold),
     loop: (loop) => engine.addLoop(loop),
     ingestGate: (gate) => engine.addIngestGate(gate),

@@ -7,6 +7,7 @@
  * grains, sealed credentials), the CORS policy, four configuration topics and
  * the /health facts about re-credential proofs.
  */
+import { AUTH_THREAD } from './auth-thread.js';
 import { Authenticator } from '../../core/access/authenticator.js';
 import { CorsPolicy } from '../../core/access/cors-policy.js';
 import { bindValue, resolve } from '../../core/di/token.js';
@@ -120,6 +121,8 @@ export const authPlugin = definePlugin({
     scope.configTopic(grantLifetimeTopic);
     scope.configTopic(passkeyRpTopic);
     scope.fold(credentialsFold);
+    // Credentials, grants and memberships: never coordination work.
+    scope.systemThread(AUTH_THREAD);
     scope.fold(grantFold);
     scope.expose(Authenticator, authenticator);
     scope.expose(CorsPolicy, authCorsPolicy(authenticator, config));

@@ -94,8 +94,11 @@ for (const storage of ['sqlite', 'level'] as const) {
       expect((await get(url, `/v1/threads/${A}/participants`, as(threadReader))).json.data.map((p: any) => p.actor)).to.deep.equal(['did:sync:user:alice']);
       expect((await get(url, `/v1/threads/${B}/project?format=messages`, as(threadReader))).json.messages).to.deep.equal([]);
       expect((await get(url, `/v1/threads/${A}/project?format=messages`, as(threadReader))).json.messages).to.have.length(2);
-      // A global fold reading records beyond the grain is refused, not served whole.
-      expectEnvelope(await get(url, '/v1/folds/engine_config', as(threadReader)), 403, 'SCOPE_FORBIDDEN');
+      // A global fold reading records beyond the grain is folded over the caller's records only, never served whole.
+      const config = (await get(url, '/v1/folds/engine_config', as(threadReader))).json;
+      expect(config.cache_key).to.match(/~[0-9a-f]{12}$/);
+      expect(config.value).to.include({ version: 0 });
+      expect(config.value.changed_at).to.deep.equal({});
       expect((await get(url, '/v1/folds/credentials', as(threadReader))).json.value).to.deep.equal({ service_accounts: [], tokens: [], grants: 0, invites: 0, bindings: 0 });
     });
 

@@ -1,0 +1,129 @@
+import { expect } from 'chai';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Fold } from '../folds/fold.js';
+import { SqliteRecordStore } from '../../storage/sqlite/index.js';
+import { LevelRecordStore } from '../../storage/level/index.js';
+import type { RecordStore } from '../../storage/contract/record-store.js';
+import type { FoldReplayReport } from './fold-engine.js';
+import { ENGINE_WRITE } from './ingest.js';
+import { LoomEngine } from './loom-engine.js';
+import { rec, TH_A, TH_B } from './test-engine.js';
+
+/** Counts records per actor and remembers how many records it was ever applied to (to see what a start replayed). */
+function countingFold(version = 1): Fold<{ perActor: Record<string, number>; applied: number }, Record<string, number>> & { applications: number } {
+  const fold = {
+    applications: 0,
+    name: 'per_actor',
+    scope: 'global' as const,
+    description: 'records per actor',
+    ignoresSystemThreads: true,
+    initial: () => ({ perActor: {}, applied: 0 }),
+    apply(state: { perActor: Record<string, number>; applied: number }, { record }: { record: { actor: string } }) {
+      fold.applications++;
+      state.perActor[record.actor] = (state.perActor[record.actor] ?? 0) + 1;
+      state.applied++;
+      return state;
+    },
+    value: (state: { perActor: Record<string, number> }) => ({ ...state.perActor }),
+    checkpoint: { version, save: (state: unknown) => state, load: (saved: unknown) => saved as { perActor: Record<string, number>; applied: number } },
+  };
+  return fold;
+}
+
+for (const driver of ['sqlite', 'level'] as const) {
+  describe(`fold checkpoints (${driver})`, () => {
+    let dir: string;
+    const open = (): RecordStore => (driver === 'sqlite' ? new SqliteRecordStore({ path: join(dir, 'loom.sqlite'), durability: 'normal' }) : new LevelRecordStore({ path: join(dir, 'level'), durability: 'normal' }));
+    const start = async (fold = countingFold(), reports: FoldReplayReport[] = []) => {
+      const engine = new LoomEngine({ store: open(), foldCheckpointDir: join(dir, 'folds'), onFoldReplayed: (r) => reports.push(r) });
+      engine.folds.register(fold);
+      await engine.start();
+      return engine;
+    };
+    const write = async (engine: LoomEngine, from: number, count: number) => {
+      for (let clock = from; clock < from + count; clock++) await engine.ingestor.ingest(ENGINE_WRITE, rec({ clock, actor: clock % 3 ? 'did:sync:user:bob' : 'did:sync:user:alice', thread: clock % 2 ? TH_A : TH_B }));
+    };
+
+    beforeEach(async () => {
+      dir = await mkdtemp(join(tmpdir(), `loom-checkpoint-${driver}-`));
+    });
+    afterEach(async () => rm(dir, { recursive: true, force: true }));
+
+    it('resumes from the checkpoint and replays only the tail; the value equals a full rebuild', async () => {
+      let engine = await start();
+      await write(engine, 0, 30);
+      await engine.stop(); // saves
+      const saved = JSON.parse(await readFile(join(dir, 'folds', 'per_actor.json'), 'utf8'));
+      expect(saved).to.include({ fold: 'per_actor', version: 1, watermark: 30 });
+
+      // Records written while no checkpoint covers them (another process, a crash): replayed as the tail.
+      const plain = new LoomEngine({ store: open() });
+      await plain.start();
+      await write(plain, 30, 5);
+      await plain.stop();
+
+      const fold = countingFold();
+      const reports: FoldReplayReport[] = [];
+      engine = await start(fold, reports);
+      expect(fold.applications).to.equal(5);
+      expect(reports.find((r) => r.fold === 'per_actor')).to.deep.include({ from: 'checkpoint', resumedAt: 30, watermark: 35, discarded: null });
+      const resumed = engine.folds.global('per_actor').value;
+      await engine.stop();
+
+      await rm(join(dir, 'folds'), { recursive: true });
+      const rebuiltFold = countingFold();
+      engine = await start(rebuiltFold);
+      expect(rebuiltFold.applications).to.equal(35);
+      expect(engine.folds.global('per_actor').value).to.deep.equal(resumed);
+      await engine.stop();
+    });
+
+    it('rebuilds when the fold code changed version, or the checkpoint is from another log, or unreadable', async () => {
+      let engine = await start();
+      await write(engine, 0, 10);
+      await engine.stop();
+
+      let reports: FoldReplayReport[] = [];
+      let fold = countingFold(2);
+      engine = await start(fold, reports);
+      expect(fold.applications).to.equal(10);
+      expect(reports[reports.length - 1]).to.include({ from: 'rebuilt' });
+      expect(reports[reports.length - 1]!.discarded).to.match(/version 1, code is at 2/);
+      await engine.stop();
+
+      const file = join(dir, 'folds', 'per_actor.json');
+      const saved = JSON.parse(await readFile(file, 'utf8'));
+      await writeFile(file, JSON.stringify({ ...saved, version: 1, anchor: 'f'.repeat(64) }));
+      reports = [];
+      fold = countingFold(1);
+      engine = await start(fold, reports);
+      expect(fold.applications).to.equal(10);
+      expect(reports[reports.length - 1]!.discarded).to.match(/another log/);
+      await engine.stop();
+
+      await writeFile(file, '{"fold": "per_actor", "vers');
+      reports = [];
+      fold = countingFold(1);
+      engine = await start(fold, reports);
+      expect(fold.applications).to.equal(10);
+      expect(reports[reports.length - 1]!.discarded).to.match(/unreadable/);
+      expect(engine.folds.global<Record<string, number>>('per_actor').value).to.deep.equal({ 'did:sync:user:alice': 4, 'did:sync:user:bob': 6 });
+      await engine.stop();
+    });
+
+    it('a checkpoint covering more than the log (a restored older backup) is discarded', async () => {
+      let engine = await start();
+      await write(engine, 0, 4);
+      await engine.stop();
+      const file = join(dir, 'folds', 'per_actor.json');
+      const saved = JSON.parse(await readFile(file, 'utf8'));
+      await writeFile(file, JSON.stringify({ ...saved, watermark: 400 }));
+      const reports: FoldReplayReport[] = [];
+      engine = await start(countingFold(), reports);
+      expect(reports[reports.length - 1]!.discarded).to.match(/log ends at 4/);
+      await engine.stop();
+    });
+  });
+}
