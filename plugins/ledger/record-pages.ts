@@ -10,3 +10,10 @@ export function toRecordList(page: RecordPage): { object: 'list'; data: LoomReco
     next_cursor: page.nextAfter === null ? null : String(page.nextAfter),
   };
 }
+
+/** The part of a page at or below sequence `until`; the end of the list once it is passed. */
+export function upTo(page: RecordPage, until: number): RecordPage {
+  const items = page.items.filter((stored) => stored.sequence <= until);
+  const ended = items.length < page.items.length || page.nextAfter === null || page.nextAfter >= until;
+  return { items, nextAfter: ended ? null : page.nextAfter };
+}

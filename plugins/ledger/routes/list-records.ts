@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import { LoomError } from '../../../core/errors/loom-error.js';
 import { defineRoute } from '../../../core/plugin/route.js';
 import { RecordReaderToken } from '../../../core/engine/record-reader.js';
-import { toRecordList } from '../record-pages.js';
+import { toRecordList, upTo } from '../record-pages.js';
 import { Cursor, PageLimit, RecordList } from '../schemas.js';
 
 export const listRecords = defineRoute({
@@ -10,7 +10,7 @@ export const listRecords = defineRoute({
   method: 'GET',
   path: '/v1/records',
   summary: 'List the records of a thread or of an actor',
-  description: 'Exactly one of thread or actor. Records come in log order (ascending sequence); page with after=next_cursor.',
+  description: 'Exactly one of thread or actor. Records come in log order (ascending sequence); page with after=next_cursor; until bounds the last sequence.',
   tags: ['ledger'],
   auth: { scope: 'records:read' },
   request: {
@@ -19,6 +19,7 @@ export const listRecords = defineRoute({
         thread: Type.Optional(Type.String({ maxLength: 80 })),
         actor: Type.Optional(Type.String({ maxLength: 512 })),
         after: Type.Optional(Cursor),
+        until: Type.Optional(Type.String({ pattern: '^[0-9]{1,16}$', description: 'Only records with a sequence up to this one: a fold answer\'s watermark, to fetch exactly the records it covers.' })),
         limit: Type.Optional(PageLimit),
       },
       { additionalProperties: false },
@@ -32,6 +33,7 @@ export const listRecords = defineRoute({
       throw new LoomError('INVALID_SHAPE', 'query: give exactly one of thread or actor');
     }
     const page = { after: query.after ? Number(query.after) : 0, limit: query.limit };
-    return toRecordList(query.thread !== undefined ? await reader.listByThread(caller, query.thread, page) : await reader.listByActor(caller, query.actor!, page));
+    const found = query.thread !== undefined ? await reader.listByThread(caller, query.thread, page) : await reader.listByActor(caller, query.actor!, page);
+    return toRecordList(query.until === undefined ? found : upTo(found, Number(query.until)));
   },
 });
