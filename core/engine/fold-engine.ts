@@ -114,6 +114,11 @@ export class FoldEngine {
     this.systemThreads.add(thread);
   }
 
+  /** The plugins' system threads (the reserved threads are RESERVED_THREADS). */
+  systemThreadIds(): string[] {
+    return [...this.systemThreads];
+  }
+
   isSystemThread(thread: string): boolean {
     return isReservedThread(thread) || this.systemThreads.has(thread);
   }

@@ -214,6 +214,11 @@ export class RecordReader {
     return this.folds.list();
   }
 
+  /** Threads folds over coordination work skip besides the reserved ones (thread ids are no secret: constants of the plugins). */
+  systemThreads(): string[] {
+    return this.folds.systemThreadIds();
+  }
+
   hasFold(name: string): boolean {
     return this.folds.has(name);
   }

@@ -2,3 +2,5 @@ export * from './fold.js';
 export * from './thread-state.js';
 export * from './namespace-registry.js';
 export * from './config/index.js';
+export * from './corrections.js';
+export * from './named/index.js';

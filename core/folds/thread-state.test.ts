@@ -1,7 +1,8 @@
 import { ENGINE_WRITE } from '../engine/ingest.js';
 import { expect } from 'chai';
 import { replayFold } from './fold.js';
-import { threadStateFold, type ThreadStateValue } from './thread-state.js';
+import { participantRows, threadStateFold, type ThreadStateValue } from './thread-state.js';
+import { ALICE, BOB, CAROL, checkBatchSplits, TestLog, TH_1 } from './named/test-log.js';
 import { rec, startTestEngine, TH_A, type TestEngine } from '../engine/test-engine.js';
 
 describe('thread_state fold', () => {
@@ -76,5 +77,65 @@ describe('thread_state fold', () => {
     expect(answer.fold_name).to.equal('thread_state');
     expect(answer.watermark).to.equal(stored.sequence);
     expect(answer.cache_key).to.be.a('string');
+  });
+
+  describe('corrections, cancellations and participants (pure)', () => {
+    const fold = (log: TestLog) => {
+      let state = threadStateFold.initial(TH_1);
+      for (const input of log.onThread(TH_1)) state = threadStateFold.apply(state, input);
+      return state;
+    };
+
+    it('shows the opener\'s corrected goal (chains too), never anyone else\'s; a correction is no act of the arc', () => {
+      const log = new TestLog();
+      const intend = log.add(ALICE, 'INTEND', { goal: 'old goal' });
+      log.add(BOB, 'KNOW', { topic: 'correction', supersedes: intend.id, goal: 'hijacked' });
+      expect(fold(log).value).to.include({ first_goal: 'old goal', goal_corrected_by: null });
+      const fix = log.add(ALICE, 'KNOW', { topic: 'correction', supersedes: intend.id, goal: 'new goal', fulfills: intend.id, verdict: 'reject' });
+      expect(fold(log).value).to.include({ first_goal: 'new goal', goal_corrected_by: fix.id, status: 'open' });
+      const fix2 = log.add(ALICE, 'KNOW', { topic: 'correction', supersedes: fix.id, goal: 'newest goal' });
+      expect(fold(log).value).to.include({ first_goal: 'newest goal', goal_corrected_by: fix2.id });
+      expect(participantRows(fold(log)).find((p) => p.actor === ALICE)!.roles, 'a correction carrying a verdict is no review').to.deep.equal(['opener']);
+    });
+
+    it('cancelling the record that closed the thread reopens it, whichever way it was closed', () => {
+      const log = new TestLog();
+      const intend = log.add(ALICE, 'INTEND', { goal: 'g' });
+      const done = log.add(BOB, 'KNOW', { fulfills: intend.id });
+      expect(fold(log).value.status).to.equal('closed');
+      log.add(CAROL, 'DO', { cancels: done.id });
+      expect(fold(log).value).to.include({ status: 'open', closed_by: null });
+      const cancel = log.add(ALICE, 'DO', { cancels: intend.id });
+      expect(fold(log).value.closed_by).to.deep.equal({ record: cancel.id, actor: ALICE, reason: 'cancelled' });
+      log.add(ALICE, 'DO', { cancels: cancel.id });
+      expect(fold(log).value.status).to.equal('open');
+      const reject = log.add(CAROL, 'KNOW', { verdict: 'reject' });
+      expect(fold(log).value.closed_by?.reason).to.equal('rejected');
+      log.add(CAROL, 'DO', { cancels: reject.id });
+      expect(fold(log).value.status).to.equal('open');
+      log.add(CAROL, 'DO', { cancels: 'f'.repeat(64) });
+      expect(fold(log).value.status, 'cancelling something else changes nothing').to.equal('open');
+    });
+
+    it('gives participants record counts by act and roles: opener, worker, reviewer, adapter, else observer', () => {
+      const log = new TestLog();
+      const intend = log.add(ALICE, 'INTEND', { goal: 'g' });
+      log.add(BOB, 'DO', { tool: 'x', dispatch_handled: true });
+      log.add(BOB, 'KNOW', { fulfills: intend.id });
+      log.add(CAROL, 'KNOW', { verdict: 'accept', fulfills: intend.id });
+      log.add('did:sync:user:dave', 'KNOW', { observation: 'o' });
+      log.add('did:sync:user:dave', 'LEARN', { insight: 'i' });
+      const rows = participantRows(fold(log)).map((p) => ({ actor: p.actor, roles: p.roles, acts: p.acts, record_count: p.record_count }));
+      expect(rows).to.deep.equal([
+        { actor: ALICE, roles: ['opener'], acts: { INTEND: 1 }, record_count: 1 },
+        { actor: BOB, roles: ['adapter', 'worker'], acts: { DO: 1, KNOW: 1 }, record_count: 2 },
+        { actor: CAROL, roles: ['reviewer'], acts: { KNOW: 1 }, record_count: 1 },
+        { actor: 'did:sync:user:dave', roles: ['observer'], acts: { KNOW: 1, LEARN: 1 }, record_count: 2 },
+      ]);
+    });
+
+    it('applied in random batches equals the one-shot replay', () => {
+      checkBatchSplits(threadStateFold, (log) => ({ key: TH_1, inputs: log.onThread(TH_1) }));
+    });
   });
 });

@@ -6,10 +6,22 @@ export const ThreadId = Type.String({ minLength: 4, maxLength: 80, description: 
 export const Cursor = Type.String({ pattern: '^[0-9]{1,16}$', description: 'Opaque cursor from next_cursor.' });
 export const PageLimit = Type.Integer({ minimum: 1, maximum: 1000, default: 100 });
 
-export const RecordList = cursorList(RecordSchema, 'RecordList');
+/** Each record's log sequence, in the order of `data`: what fold watermarks, cursors and `until` count in. */
+export const RecordSequences = Type.Array(Type.Integer({ minimum: 1 }), { description: "Each record's log sequence, in the order of data (fold watermarks, cursors and until are sequences)." });
+
+export const RecordList = Type.Object(
+  {
+    object: Type.Literal('list'),
+    data: Type.Array(RecordSchema),
+    sequences: RecordSequences,
+    has_more: Type.Boolean(),
+    next_cursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass as `after` to get the next page; null at the end.' }),
+  },
+  { $id: 'RecordList' },
+);
 
 export const ThreadStatusSchema = Type.Union([Type.Literal('none'), Type.Literal('open'), Type.Literal('closed')], {
-  description: 'none: no INTEND yet; open: opened by an INTEND; closed: fulfilled, cancelled or rejected.',
+  description: 'none: no INTEND yet; open: opened by an INTEND (or reopened by cancelling what closed it); closed: fulfilled, cancelled or rejected.',
 });
 
 export const ThreadStateSchema = Type.Object(
@@ -21,7 +33,8 @@ export const ThreadStateSchema = Type.Object(
     participants: Type.Array(Type.String()),
     status: ThreadStatusSchema,
     opened_by: Type.Union([Type.String(), Type.Null()]),
-    first_goal: Type.Union([Type.String(), Type.Null()]),
+    first_goal: Type.Union([Type.String(), Type.Null()], { description: 'body.goal of the first INTEND, as corrected by its author.' }),
+    goal_corrected_by: Type.Union([Type.String(), Type.Null()], { description: 'The correction in force on the first goal, if any.' }),
     closed_by: Type.Union([
       Type.Object({ record: Type.String(), actor: Type.String(), reason: Type.Union([Type.Literal('fulfilled'), Type.Literal('cancelled'), Type.Literal('rejected')]) }),
       Type.Null(),
@@ -60,7 +73,10 @@ export const ParticipantSchema = Type.Object(
     next_clock: Type.Integer(),
     first_sequence: Type.Integer(),
     last_sequence: Type.Integer(),
-    roles: Type.Array(Type.String(), { description: 'Inferred: opener (first INTEND), reviewer (wrote a verdict).' }),
+    acts: Type.Record(Type.String(), Type.Integer(), { description: 'Records written on the thread, by act.' }),
+    roles: Type.Array(Type.String(), {
+      description: 'Inferred: opener (first INTEND), worker (claimed an INTEND done), reviewer (wrote a verdict), adapter (dispatch_handled records), observer (none of these).',
+    }),
   },
   { $id: 'Participant' },
 );
@@ -91,6 +107,7 @@ export const RecordQueryResult = Type.Object(
   {
     object: Type.Literal('list'),
     data: Type.Array(RecordSchema),
+    sequences: RecordSequences,
     capped: Type.Boolean({ description: 'More matching rows exist beyond this page.' }),
     matched_total: Type.Integer(),
     plan: Type.Optional(QueryPlanSchema),

@@ -16,6 +16,7 @@ export const listFolds = defineRoute({
         {
           object: Type.Literal('list'),
           data: Type.Array(Type.Object({ name: Type.String(), scope: Type.Union([Type.Literal('thread'), Type.Literal('global')]), description: Type.String() })),
+          system_threads: Type.Array(Type.String(), { description: 'Plugin system threads that folds over coordination work skip, as they skip the reserved threads.' }),
         },
         { $id: 'FoldList' },
       ),
@@ -23,5 +24,5 @@ export const listFolds = defineRoute({
   },
   errors: [],
   inject: { reader: RecordReaderToken },
-  handler: (_input, { reader }) => ({ object: 'list' as const, data: reader.listFolds() }),
+  handler: (_input, { reader }) => ({ object: 'list' as const, data: reader.listFolds(), system_threads: reader.systemThreads() }),
 });

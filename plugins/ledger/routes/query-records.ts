@@ -30,6 +30,7 @@ export const queryRecords = defineRoute({
     return {
       object: 'list' as const,
       data: result.items.map((stored) => stored.record),
+      sequences: result.items.map((stored) => stored.sequence),
       capped: result.capped,
       matched_total: result.matchedTotal,
       ...(query.explain && result.plan ? { plan: result.plan } : {}),
