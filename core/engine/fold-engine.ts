@@ -25,6 +25,8 @@ interface GlobalSlot {
   /** Records applied since the last checkpoint. */
   sinceCheckpoint: number;
   lastCheckpointAt: number;
+  /** How long the last checkpoint took to serialise (the event loop waits for it). */
+  serialiseMs: number;
   readonly watchers: Set<(value: unknown) => void>;
 }
 
@@ -156,7 +158,7 @@ export class FoldEngine {
     const scanned: GlobalSlot[] = [];
     for (const fold of this.folds.values()) {
       if (fold.scope !== 'global') continue;
-      const slot: GlobalSlot = { fold, state: fold.initial(fold.name), watermark: 0, anchor: null, sinceCheckpoint: 0, lastCheckpointAt: Date.now(), watchers: new Set() };
+      const slot: GlobalSlot = { fold, state: fold.initial(fold.name), watermark: 0, anchor: null, sinceCheckpoint: 0, lastCheckpointAt: Date.now(), serialiseMs: 0, watchers: new Set() };
       this.globals.set(fold.name, slot);
       const discarded = await this.resume(slot, watermark);
       const resumedAt = slot.watermark;
@@ -230,6 +232,7 @@ export class FoldEngine {
     const codec = slot.fold.checkpoint;
     if (!codec || this.checkpointDir === null || this.saving.has(slot.fold.name)) return;
     let text: string;
+    const began = performance.now();
     try {
       const file: CheckpointFile = { fold: slot.fold.name, version: codec.version, watermark: slot.watermark, anchor: slot.anchor, saved_at: new Date().toISOString(), state: codec.save(slot.state) };
       text = JSON.stringify(file);
@@ -237,6 +240,7 @@ export class FoldEngine {
       this.onError(error, `fold ${slot.fold.name}: checkpoint not taken`);
       return;
     }
+    slot.serialiseMs = performance.now() - began;
     slot.sinceCheckpoint = 0;
     slot.lastCheckpointAt = Date.now();
     const target = this.checkpointFile(slot.fold.name);
@@ -249,6 +253,15 @@ export class FoldEngine {
       .catch((error) => this.onError(error, `fold ${slot.fold.name}: checkpoint not written`))
       .finally(() => this.saving.delete(slot.fold.name));
     this.saving.set(slot.fold.name, write);
+  }
+
+  /**
+   * Serialising holds the event loop (a 1M-verdict trust state takes seconds),
+   * so a state that is slow to serialise is saved less often: at most 0.5%
+   * of the time goes to periodic checkpoints. Stop and start always save.
+   */
+  private checkpointDue(slot: GlobalSlot): boolean {
+    return Date.now() - slot.lastCheckpointAt >= Math.max(this.checkpointIntervalMs, slot.serialiseMs * 200);
   }
 
   /** Replays one thread's records above the slot's watermark (folds that read a single thread). */
@@ -297,7 +310,7 @@ export class FoldEngine {
         this.applyOne(slot, stored);
         touched = true;
       }
-      if (touched && slot.sinceCheckpoint >= this.checkpointEvery && Date.now() - slot.lastCheckpointAt >= this.checkpointIntervalMs) this.scheduleCheckpoint(slot);
+      if (touched && slot.sinceCheckpoint >= this.checkpointEvery && this.checkpointDue(slot)) this.scheduleCheckpoint(slot);
       if (touched && slot.watchers.size > 0) {
         const value = slot.fold.value(slot.state);
         for (const watcher of slot.watchers) {
@@ -339,7 +352,7 @@ export class FoldEngine {
     this.fold(name, 'global');
     const slot = this.globals.get(name);
     if (!slot) throw new LoomError('SERVICE_UNAVAILABLE', `fold ${name} is not started yet`);
-    return { fold_name: name, cache_key: `${name}@${slot.watermark}`, watermark: slot.watermark, value: slot.fold.value(slot.state) as V };
+    return { fold_name: name, cache_key: `${name}@${slot.watermark}${slot.fold.cacheSuffix?.() ?? ''}`, watermark: slot.watermark, value: slot.fold.value(slot.state) as V };
   }
 
   /** The live state of a global fold with the sequence it covers (read-only by convention). */
@@ -369,7 +382,7 @@ export class FoldEngine {
   async thread<V>(name: string, thread: string): Promise<FoldAnswer<V>> {
     const fold = this.fold(name, 'thread');
     const slot = await this.threadSlot(fold, thread);
-    return { fold_name: name, cache_key: `${name}/${thread}@${slot.watermark}`, watermark: slot.watermark, value: fold.value(slot.state) as V };
+    return { fold_name: name, cache_key: `${name}/${thread}@${slot.watermark}${fold.cacheSuffix?.() ?? ''}`, watermark: slot.watermark, value: fold.value(slot.state) as V };
   }
 
   /** A thread fold's raw state (a private copy is not made: do not mutate). */

@@ -229,7 +229,7 @@ export class RecordReader {
     if (threadVisibility(restriction, thread) === 'all') return this.folds.thread<V>(name, thread);
     const fold = this.folds.descriptorOf(name, 'thread');
     const { state, watermark } = await this.foldVisible(fold, thread, restriction!);
-    return { fold_name: name, cache_key: `${name}/${thread}@${watermark}~restricted`, watermark, value: fold.value(state) as V };
+    return { fold_name: name, cache_key: `${name}/${thread}@${watermark}${fold.cacheSuffix?.() ?? ''}~restricted`, watermark, value: fold.value(state) as V };
   }
 
   /** A thread fold's raw state over what the caller may see. */
@@ -288,7 +288,7 @@ export class RecordReader {
     }
     if (this.seesWholeFold(fold, restriction)) return this.folds.global<V>(name);
     const entry = await this.privateFold(fold, restriction);
-    return { fold_name: name, cache_key: `${name}@${entry.watermark}~${entry.tag}`, watermark: entry.watermark, value: fold.value(entry.state) as V };
+    return { fold_name: name, cache_key: `${name}@${entry.watermark}${fold.cacheSuffix?.() ?? ''}~${entry.tag}`, watermark: entry.watermark, value: fold.value(entry.state) as V };
   }
 
   /** True when the restriction hides nothing the fold reads. */

@@ -45,6 +45,12 @@ export interface Fold<State, Value> {
    * recomputed offline from records alone and is not offered for verification.
    */
   readonly readsRealTime?: boolean;
+  /**
+   * For folds that read real time: the part of the time the value depends on
+   * (trust: the minute it is read at), appended to cache keys so one ETag
+   * never names two different values.
+   */
+  cacheSuffix?(): string;
   initial(key: string): State;
   apply(state: State, input: FoldInput): State;
   value(state: State): Value;

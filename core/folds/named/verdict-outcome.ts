@@ -1,12 +1,13 @@
 /**
- * What a verdict word means for a task: the same words trust counts as
- * success or failure (plugins/trust/verdict-words.ts; matching ignores case
- * and surrounding spaces), so a task is approved exactly when its verdict
- * would be success evidence and rejected when it would be failure evidence.
+ * What a verdict word means, the one list for every fold: a task is approved
+ * exactly when its verdict is success evidence for trust, and rejected when
+ * it is failure evidence (matching ignores case and surrounding spaces).
  * Any other word is kept as the verdict and leaves the state as it is.
  */
-const APPROVING = new Set(['accept', 'accepted', 'approve', 'approved', 'pass', 'passed', 'success', 'succeeded']);
-const REJECTING = new Set(['reject', 'rejected', 'fail', 'failed', 'failure', 'timeout', 'timed_out']);
+export const SUCCESS_WORDS: readonly string[] = ['accept', 'accepted', 'approve', 'approved', 'pass', 'passed', 'success', 'succeeded'];
+export const FAILURE_WORDS: readonly string[] = ['reject', 'rejected', 'fail', 'failed', 'failure', 'timeout', 'timed_out'];
+const APPROVING = new Set(SUCCESS_WORDS);
+const REJECTING = new Set(FAILURE_WORDS);
 
 export function verdictOutcome(word: string): 'approved' | 'rejected' | null {
   const normal = word.trim().toLowerCase();
