@@ -1,6 +1,7 @@
 /**
  * The reference server's composition: which driver (by name, under the data
- * directory), which plugins (ledger, openapi, auth, rules and fleet, plus any given), and
+ * directory), which plugins (ledger, openapi, auth, rules, fleet, trust, folds, graph
+ * and actors, plus any given), and
  * the instance DID persisted in the data directory. The library's root
  * (core/server/create-loom.ts) names none of these; this application does.
  */
@@ -19,6 +20,10 @@ import { authPlugin, type AuthOptions } from '../../plugins/auth/index.js';
 import { openapiPlugin } from '../../openapi/openapi-plugin.js';
 import { createRulesPlugin, type RulesOptions } from '../../plugins/rules/index.js';
 import { createFleetPlugin, type FleetOptions } from '../../plugins/fleet/index.js';
+import { actorsPlugin } from '../../plugins/actors/index.js';
+import { foldsPlugin } from '../../plugins/folds/index.js';
+import { graphPlugin } from '../../plugins/graph/index.js';
+import { createTrustPlugin } from '../../plugins/trust/index.js';
 
 export const STORE_BACKENDS = ['sqlite', 'level'] as const;
 export type StoreBackend = (typeof STORE_BACKENDS)[number];
@@ -87,6 +92,10 @@ export async function createReferenceLoom(options: ReferenceLoomOptions = {}): P
       { plugin: authPlugin, options: auth ?? {} },
       { plugin: createRulesPlugin({ now: clock }), options: rules ?? {} },
       { plugin: createFleetPlugin({ now: clock }), options: fleet ?? {} },
+      createTrustPlugin({ now: clock }),
+      foldsPlugin,
+      graphPlugin,
+      actorsPlugin,
       ...plugins,
     ],
   });
