@@ -6,20 +6,24 @@
  * loading them made every client command take about a second longer.
  */
 import 'reflect-metadata';
+import { actors, ACTORS_USAGE } from './actors-command.js';
 import { bootstrap, BOOTSTRAP_USAGE } from './bootstrap-command.js';
 import { CliError } from './cli-error.js';
 import { CLIENT_COMMANDS, CLIENT_USAGE } from './client-commands.js';
 import type { Command } from './client-context.js';
 import { engine, ENGINE_USAGE } from './engine-command.js';
 import { fleet, FLEET_USAGE } from './fleet-command.js';
+import { fold, FOLD_USAGE } from './fold-command.js';
 import { grant, GRANT_USAGE } from './grant-command.js';
+import { graph, GRAPH_USAGE } from './graph-command.js';
 import { invite, INVITE_USAGE } from './invite-command.js';
 import { members, MEMBERS_USAGE } from './members-command.js';
 import { recover, RECOVER_USAGE, self, SELF_USAGE } from './self-command.js';
 import { sa, SA_USAGE } from './service-account-command.js';
+import { trust, TRUST_USAGE } from './trust-command.js';
 import { whoami, WHOAMI_USAGE } from './whoami-command.js';
 
-const COMMANDS: Record<string, Command> = { ...CLIENT_COMMANDS, bootstrap, sa, whoami, invite, members, grant, self, recover, fleet, engine };
+const COMMANDS: Record<string, Command> = { ...CLIENT_COMMANDS, bootstrap, sa, whoami, invite, members, grant, self, recover, fleet, engine, trust, actors, fold, graph };
 
 const indent = (text: string) => text.replace(/\n/g, '\n  ');
 
@@ -38,6 +42,10 @@ commands:
   ${indent(FLEET_USAGE)}
   ${indent(ENGINE_USAGE)}
   ${indent(CLIENT_USAGE)}
+  ${indent(FOLD_USAGE)}
+  ${indent(TRUST_USAGE)}
+  ${indent(ACTORS_USAGE)}
+  ${indent(GRAPH_USAGE)}
 
 Client commands reach the server at --url (LOOM_URL, default http://127.0.0.1:9100).
 The token sent is --token, else LOOM_TOKEN, else the one saved for that URL in the config

@@ -100,6 +100,29 @@ export const dispatchFold: Fold<DispatchState, DispatchSummary> = {
   scope: 'global',
   description: 'Dispatches (RECONCILE, triggers, POST /v1/dispatch) and their status: open, acknowledged, completed or failed, with drift noted by TICK; per-trigger firing history.',
   initial: () => ({ open: new Map(), closed: [], byId: new Map(), bySource: new Map(), triggers: new Map(), totals: { dispatched: 0, completed: 0, failed: 0, drifted: 0 } }),
+  // It reads every thread (dispatch threads are derived ids), so without a checkpoint each start would replay the whole log.
+  checkpoint: {
+    version: 1,
+    save: (state) => ({
+      open: [...state.open.entries()],
+      closed: state.closed,
+      byId: [...state.byId.entries()],
+      bySource: [...state.bySource.entries()],
+      triggers: [...state.triggers.entries()],
+      totals: state.totals,
+    }),
+    load: (saved) => {
+      const s = saved as {
+        open: Array<[string, DispatchEntry]>;
+        closed: DispatchEntry[];
+        byId: Array<[string, string]>;
+        bySource: Array<[string, string]>;
+        triggers: Array<[string, TriggerHistory]>;
+        totals: DispatchState['totals'];
+      };
+      return { open: new Map(s.open), closed: s.closed, byId: new Map(s.byId), bySource: new Map(s.bySource), triggers: new Map(s.triggers), totals: s.totals };
+    },
+  },
   apply(state, { sequence, record }) {
     const body = record.body;
     const kind = body['kind'];
