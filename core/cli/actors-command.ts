@@ -4,10 +4,9 @@
  * only the records the caller may see. --json prints the server's answer as is.
  */
 import { parseArgs } from 'node:util';
-import { didSyntaxError } from '../records/did-syntax.js';
 import { CliError } from './cli-error.js';
 import { call, clientContext, COMMON_OPTIONS, isHelp, print, type Command } from './client-context.js';
-import { integerOption, refuseForeignOptions } from './option-values.js';
+import { didArgument, integerOption, refuseForeignOptions } from './option-values.js';
 import { textTable } from './text-table.js';
 import type { ActorDetail, ActorList } from '../../sdk/index.js';
 
@@ -20,16 +19,6 @@ loom actors show <did> [--url …] [--token …] [--json]
 
 const OWNERS = { kind: ['list'], limit: ['list'], after: ['list'] } as const;
 
-/**
- * Checks a DID the user typed with the rule the server applies, so a typo is
- * named as typed: the server's 400 does not repeat the value, and a filter on
- * a malformed DID would otherwise just match nothing.
- */
-export function didArgument(what: string, text: string): string {
-  const problem = didSyntaxError(text);
-  if (problem !== null) throw new CliError(`${what} ${JSON.stringify(text)} is not a DID: ${problem}`);
-  return text;
-}
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 

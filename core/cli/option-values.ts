@@ -1,4 +1,5 @@
-/** Checks of option values shared by the identity commands (grant, invite, members, self, recover). */
+/** Checks of option values shared by the client commands. */
+import { didSyntaxError } from '../records/did-syntax.js';
 import { CliError } from './cli-error.js';
 
 /** An integer option, at least `min`; undefined when absent. */
@@ -41,4 +42,15 @@ export function refuseForeignOptions(command: string, sub: string, values: Recor
 /** The first `length` characters of a long id, for tables. */
 export function shortId(id: string, length = 12): string {
   return id.length > length ? id.slice(0, length) + '…' : id;
+}
+
+/**
+ * Checks a DID the user typed with the rule the server applies, so a typo is
+ * named as typed: the server's 400 does not repeat the value, and a filter on
+ * a malformed DID would otherwise just match nothing.
+ */
+export function didArgument(what: string, text: string): string {
+  const problem = didSyntaxError(text);
+  if (problem !== null) throw new CliError(`${what} ${JSON.stringify(text)} is not a DID: ${problem}`);
+  return text;
 }

@@ -5,7 +5,7 @@
  * only the verdicts the caller may read. --json prints the server's answer as is.
  */
 import { parseArgs } from 'node:util';
-import { didArgument } from './actors-command.js';
+import { didArgument } from './option-values.js';
 import { CliError } from './cli-error.js';
 import { call, clientContext, COMMON_OPTIONS, isHelp, print, type Command } from './client-context.js';
 import { integerOption } from './option-values.js';

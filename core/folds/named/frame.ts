@@ -8,14 +8,14 @@
  * cancelled item also carries `corrected_by` / `cancelled_by`). Every list
  * is bounded; each record is applied in O(1).
  */
-import type { Act } from '../../records/acts.js';
 import type { LoomRecord } from '../../records/record.js';
 import type { Fold } from '../fold.js';
 import { cancelledBy, correctionFields, mayCorrect, supersededBy } from '../corrections.js';
 import { participantRows, threadStateFold, type ParticipantState, type ThreadState, type ThreadStateValue } from '../thread-state.js';
 import { clip, recordText, textField } from './record-text.js';
 import { applyToTaskBook, newTaskBook, taskCopy, type TaskBook, type TaskCounts, type TaskItem } from './task-book.js';
-import { applyToTimeline, entryText, groupTurns, newTimeline, timelineEntries, windowSize, type TimelineEntry, type TimelineState, type Turn } from './timeline.js';
+import { turnRecord, type TurnRecord } from './turn.js';
+import { applyToTimeline, groupTurns, newTimeline, timelineEntries, windowSize, type TimelineEntry, type TimelineState, type Turn } from './timeline.js';
 
 export const FRAME_FOLD = 'frame';
 /** Records shown as the latest turns. */
@@ -25,17 +25,8 @@ export const FRAME_LIST_LIMIT = 50;
 /** Tasks of the thread no longer open that are tracked (for withdrawals of their cancellations). */
 const FRAME_CLOSED_TASKS = 100;
 
-export interface FrameRecord {
-  id: string;
-  sequence: number;
-  act: Act;
-  clock: number;
-  kind: string | null;
-  text: string;
-  verdict: string | null;
-  corrected_by: string | null;
-  cancelled_by: string | null;
-}
+/** A record in a frame: its turn record without the body and the links, to keep frames small. */
+export type FrameRecord = Omit<TurnRecord, 'body' | 'fulfills' | 'cancels' | 'supersedes'>;
 
 export interface FrameVerdict {
   record: string;
@@ -86,17 +77,8 @@ export interface FrameState {
 }
 
 function frameRecord(entry: TimelineEntry): FrameRecord {
-  return {
-    id: entry.id,
-    sequence: entry.sequence,
-    act: entry.act,
-    clock: entry.clock,
-    kind: entry.kind,
-    text: entryText(entry),
-    verdict: entry.verdict,
-    corrected_by: entry.corrected_by,
-    cancelled_by: entry.cancelled_by,
-  };
+  const { body: _body, fulfills: _fulfills, cancels: _cancels, supersedes: _supersedes, ...shown } = turnRecord(entry);
+  return shown;
 }
 
 function followVerdict(state: FrameState, record: LoomRecord): void {
