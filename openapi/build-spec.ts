@@ -17,7 +17,7 @@ import {
 } from 'openapi3-ts/oas31';
 import Value from 'typebox/value';
 import { errorStatus, type ErrorCode } from '../core/errors/codes.js';
-import type { AnyRouteDecl } from '../core/plugin/route.js';
+import type { AnyRouteDecl, CapabilityScheme, RawBodySpec } from '../core/plugin/route.js';
 import type { RouteCatalog } from '../core/plugin/route-catalog.js';
 import { ComponentRegistry, ERROR_ENVELOPE_REF } from './components.js';
 
@@ -32,6 +32,9 @@ export const BEARER_SCHEME = 'bearer';
 const DESCRIPTION =
   'Loom, a coordination ledger: append-only, content-addressed records grouped in threads, with folds computed over them. ' +
   'Every refusal is an ErrorEnvelope `{object: "error", code, message}`; the codes each operation may return are listed on its error responses.';
+
+/** Bytes, as OpenAPI 3.1 spells them for generators that still read `format` (hey-api maps it to Blob). */
+const BINARY: SchemaObject = { type: 'string', format: 'binary' };
 
 function byNumber(a: number, b: number): number {
   return a - b;
@@ -77,6 +80,8 @@ export function authErrors(route: AnyRouteDecl): ErrorCode[] {
 export function securityOf(route: AnyRouteDecl): Array<Record<string, string[]>> {
   if (route.auth === 'none') return [];
   if (route.auth === 'optional') return [{}, { [BEARER_SCHEME]: [] }];
+  // A capability in the URL (a signed read URL) stands in for the bearer.
+  if (route.auth.orCapability) return [{ [BEARER_SCHEME]: route.auth.scope === null ? [] : [route.auth.scope] }, { [route.auth.orCapability.name]: [] }];
   return [{ [BEARER_SCHEME]: route.auth.scope === null ? [] : [route.auth.scope] }];
 }
 
@@ -85,7 +90,9 @@ function responses(route: AnyRouteDecl, components: ComponentRegistry): Response
   for (const status of Object.keys(route.responses).map(Number).sort(byNumber)) {
     const spec = route.responses[status]!;
     const contentType = spec.contentType ?? 'application/json';
-    out[String(status)] = { description: spec.description, content: { [contentType]: spec.schema ? { schema: components.schema(spec.schema) } : {} } };
+    const media = spec.binary ? { schema: BINARY } : spec.schema ? { schema: components.schema(spec.schema) } : {};
+    // A response without a body (304) has no content.
+    out[String(status)] = spec.binary || spec.schema || spec.contentType ? { description: spec.description, content: { [contentType]: media } } : { description: spec.description };
   }
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of [...route.errors, ...authErrors(route)]) {
@@ -107,6 +114,7 @@ function responses(route: AnyRouteDecl, components: ComponentRegistry): Response
 function operation(route: AnyRouteDecl, components: ComponentRegistry): OperationObject {
   const params = parameters(route, components);
   const body = route.request?.body;
+  const raw: RawBodySpec | undefined = route.request?.raw;
   return {
     operationId: route.operationId,
     summary: route.summary,
@@ -116,6 +124,7 @@ function operation(route: AnyRouteDecl, components: ComponentRegistry): Operatio
     ...(params.length ? { parameters: params } : {}),
     // A body whose fields are all optional may be left out (DELETE … with an optional {note}).
     ...(body ? { requestBody: { required: !Value.Check(body, {}), content: { 'application/json': { schema: components.schema(body) } } } } : {}),
+    ...(raw ? { requestBody: { required: true, description: raw.description, content: Object.fromEntries((raw.contentTypes ?? ['application/octet-stream']).map((type) => [type, { schema: BINARY }])) } } : {}),
     responses: responses(route, components),
   };
 }
@@ -134,6 +143,11 @@ export function buildOpenApi(catalog: RouteCatalog, info: OpenApiInfo): OpenAPIO
   });
   for (const { route } of entries) builder.addPath(route.path, { [route.method.toLowerCase()]: operation(route, components) });
   for (const [name, schema] of components.sorted()) builder.addSchema(name, schema as SchemaObject);
+  const capabilities = new Map<string, CapabilityScheme>();
+  for (const { route } of entries) if (typeof route.auth === 'object' && route.auth.orCapability) capabilities.set(route.auth.orCapability.name, route.auth.orCapability);
+  for (const [name, scheme] of [...capabilities].sort(([a], [b]) => (a < b ? -1 : 1))) {
+    builder.addSecurityScheme(name, { type: 'apiKey', in: 'query', name: scheme.query, description: scheme.description });
+  }
   builder.addSecurityScheme(BEARER_SCHEME, {
     type: 'http',
     scheme: 'bearer',

@@ -25,6 +25,12 @@ export interface IngestContext {
   /** Who writes: the route's caller, a peer, or SYSTEM. */
   readonly caller: Caller;
   readonly via: IngestVia;
+  /**
+   * The plugin writing on the caller's behalf from one of its routes (the
+   * data plane's node records); absent for POST /v1/records. A plugin's gate
+   * can admit kinds only that plugin may write.
+   */
+  readonly plugin?: string;
 }
 
 export interface GateInput {

@@ -23,6 +23,7 @@ import { createFleetPlugin, type FleetOptions } from '../../plugins/fleet/index.
 import { actorsPlugin } from '../../plugins/actors/index.js';
 import { foldsPlugin } from '../../plugins/folds/index.js';
 import { graphPlugin } from '../../plugins/graph/index.js';
+import { createDataPlanePlugin, type DataPlaneOptions } from '../../plugins/data-plane/index.js';
 import { createTrustPlugin } from '../../plugins/trust/index.js';
 
 export const STORE_BACKENDS = ['sqlite', 'level'] as const;
@@ -45,6 +46,8 @@ export interface ReferenceLoomOptions extends Omit<LoomOptions, 'store' | 'plugi
   readonly fleet?: Partial<FleetOptions>;
   /** The clock rules, triggers, TICK, CRON and fleet control read (tests drive it). @default Date.now */
   readonly clock?: () => number;
+  /** Options of the data plane (chunk size, upload lifetime, default quota, read-URL lifetimes). */
+  readonly data?: Partial<DataPlaneOptions>;
   /** `full` fsyncs every commit (survives power loss); `normal` survives process crashes. @default 'full' */
   readonly durability?: 'full' | 'normal';
 }
@@ -76,7 +79,7 @@ export async function persistedInstanceDid(dataDir: string): Promise<string> {
 }
 
 export async function createReferenceLoom(options: ReferenceLoomOptions = {}): Promise<Loom> {
-  const { storage = 'sqlite', plugins = [], ledger, auth, durability, rules, fleet, clock, ...rest } = options;
+  const { storage = 'sqlite', plugins = [], ledger, auth, durability, rules, fleet, data, clock, ...rest } = options;
   const dataDir = resolvePath(options.dataDir ?? './data');
   await mkdir(dataDir, { recursive: true });
   const store = typeof storage === 'string' ? openStore(storage, dataDir, durability ?? 'full') : storage;
@@ -96,6 +99,7 @@ export async function createReferenceLoom(options: ReferenceLoomOptions = {}): P
       foldsPlugin,
       graphPlugin,
       actorsPlugin,
+      { plugin: createDataPlanePlugin({ now: clock }), options: data ?? {} },
       ...plugins,
     ],
   });

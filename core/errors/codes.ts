@@ -84,6 +84,25 @@ export const ERROR_CATALOGUE = {
   ACCOUNT_NOT_ACCEPTED: { status: 409 },
   // RECONCILE's bounded dispatch queue is full (POST /v1/dispatch); retry later.
   DISPATCH_QUEUE_FULL: { status: 503 },
+  RANGE_NOT_SATISFIABLE: { status: 416 },
+  INVALID_PATH: { status: 400 },
+  PATH_NOT_FOUND: { status: 404 },
+  PATH_EXISTS: { status: 409 },
+  NOT_A_DIRECTORY: { status: 409 },
+  IS_A_DIRECTORY: { status: 409 },
+  DIRECTORY_NOT_EMPTY: { status: 409 },
+  MOVE_INTO_ITSELF: { status: 409 },
+  PRECONDITION_FAILED: { status: 409 },
+  UPLOAD_NOT_FOUND: { status: 404 },
+  UPLOAD_INCOMPLETE: { status: 409 },
+  INVALID_CONTENT_RANGE: { status: 400 },
+  CONTENT_LENGTH_MISMATCH: { status: 400 },
+  CONTENT_HASH_MISMATCH: { status: 422 },
+  QUOTA_EXCEEDED: { status: 507 },
+  STORAGE_FULL: { status: 507 },
+  BLOB_NOT_FOUND: { status: 404 },
+  SIGNED_URL_INVALID: { status: 403 },
+  SIGNED_URL_EXPIRED: { status: 403 },
 } as const satisfies Record<string, { status: number; type?: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

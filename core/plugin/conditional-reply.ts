@@ -9,7 +9,8 @@ import type { ResponseSpec } from './route.js';
 
 export const NOT_MODIFIED: ResponseSpec = { description: 'Not modified: the If-None-Match ETag still names the current answer.' };
 
-function matches(ifNoneMatch: string, etag: string): boolean {
+/** Whether an If-None-Match header names `etag` (a quoted strong ETag). */
+export function etagMatches(ifNoneMatch: string, etag: string): boolean {
   return ifNoneMatch.split(',').some((candidate) => {
     const value = candidate.trim();
     // Weak comparison (RFC 9110 §13.1.2): W/"x" matches "x".
@@ -22,6 +23,6 @@ export function conditionalReply(headers: Readonly<Record<string, string | undef
   const etag = `"${key.replace(/"/g, '')}"`;
   const replyHeaders = { etag, 'cache-control': cacheControl };
   const ifNoneMatch = headers['if-none-match'];
-  if (ifNoneMatch !== undefined && matches(ifNoneMatch, etag)) return Reply.json(304, null, replyHeaders);
+  if (ifNoneMatch !== undefined && etagMatches(ifNoneMatch, etag)) return Reply.empty(304, replyHeaders);
   return Reply.json(200, body, replyHeaders);
 }

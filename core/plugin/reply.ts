@@ -1,6 +1,7 @@
 /**
  * What a handler returns when a plain JSON body is not enough: another status,
- * headers, a text body or a stream (server-sent events).
+ * headers, a text body, an empty body (304) or a stream (server-sent events,
+ * blob bytes).
  */
 import type { Readable } from 'node:stream';
 
@@ -9,7 +10,7 @@ export class Reply {
     readonly status: number,
     readonly body: unknown,
     readonly headers: Readonly<Record<string, string>>,
-    readonly kind: 'json' | 'text' | 'stream',
+    readonly kind: 'json' | 'text' | 'stream' | 'empty',
   ) {}
 
   static json(status: number, body: unknown, headers: Record<string, string> = {}): Reply {
@@ -20,7 +21,12 @@ export class Reply {
     return new Reply(status, text, { 'content-type': contentType }, 'text');
   }
 
-  static stream(stream: Readable, headers: Record<string, string>): Reply {
-    return new Reply(200, stream, headers, 'stream');
+  static stream(stream: Readable, headers: Record<string, string>, status = 200): Reply {
+    return new Reply(status, stream, headers, 'stream');
+  }
+
+  /** No body at all (304 Not Modified, 204). */
+  static empty(status: number, headers: Record<string, string> = {}): Reply {
+    return new Reply(status, null, headers, 'empty');
   }
 }

@@ -4,7 +4,9 @@
  * feeds Hapi's routing and validation (core/server/mount-routes.ts), the
  * OpenAPI document (openapi/build-spec.ts) and through it the SDK.
  */
+import type { Readable } from 'node:stream';
 import type { Static, TSchema } from 'typebox';
+import type { LoomError } from '../errors/loom-error.js';
 import type { ErrorCode } from '../errors/codes.js';
 import type { Token } from '../di/token.js';
 import type { Reply } from './reply.js';
@@ -19,6 +21,19 @@ export interface RequestSchemas {
   /** JSON body schema. Bodies are always parsed by Loom (UTF-8 and JSON checked) before validation. */
   readonly body?: TSchema;
   readonly headers?: TSchema;
+  /**
+   * The body is raw bytes, streamed to the handler as `input.raw` and never
+   * read into memory (uploads). Exclusive with `body`.
+   */
+  readonly raw?: RawBodySpec;
+}
+
+export interface RawBodySpec {
+  readonly description: string;
+  /** Largest accepted body; more is refused with 413 PAYLOAD_TOO_LARGE while streaming. */
+  readonly maxBytes: number;
+  /** Accepted Content-Types; a request without one is accepted too. @default ['application/octet-stream'] */
+  readonly contentTypes?: readonly string[];
 }
 
 export interface ResponseSpec {
@@ -27,6 +42,8 @@ export interface ResponseSpec {
   readonly schema?: TSchema;
   /** @default 'application/json' */
   readonly contentType?: string;
+  /** The body is bytes (`format: binary` in the OpenAPI document, a Blob in the SDK). */
+  readonly binary?: boolean;
 }
 
 type StaticOr<S, Fallback> = S extends TSchema ? Static<S> : Fallback;
@@ -35,6 +52,14 @@ export interface RouteInput<R extends RequestSchemas> {
   readonly params: StaticOr<R['params'], Record<string, never>>;
   readonly query: StaticOr<R['query'], Record<string, never>>;
   readonly body: StaticOr<R['body'], undefined>;
+  /** The streamed request body of a route declaring `request.raw`; it errors with PAYLOAD_TOO_LARGE past the limit. */
+  readonly raw: R['raw'] extends RawBodySpec ? Readable : undefined;
+  /**
+   * Routes with `auth.orCapability`: the refusal core would have made (no
+   * credential, a bad one, a missing scope), for the handler to throw unless
+   * the request carries a capability it accepts. Null otherwise.
+   */
+  readonly authRefusal: LoomError | null;
   readonly headers: Readonly<Record<string, string | undefined>>;
   /** Aborted when the client goes away (for streams). */
   readonly signal: AbortSignal;
@@ -52,8 +77,21 @@ export interface RouteInput<R extends RequestSchemas> {
  * - `{scope}`: a caller covering `scope` (null: any live credential, no scope);
  *   while enforcement is off, a request without a credential runs as LOCAL.
  *   `always: true` needs a credential even when enforcement is off.
+ *   `orCapability`: the request may instead carry a capability the handler
+ *   verifies (a signed URL); core does not refuse, it hands the refusal to
+ *   the handler as `input.authRefusal` and the caller is ANONYMOUS. The
+ *   capability is a security scheme of its own in the OpenAPI document.
  */
-export type RouteAuth = 'none' | 'optional' | { readonly scope: Scope | null; readonly always?: boolean };
+export type RouteAuth = 'none' | 'optional' | { readonly scope: Scope | null; readonly always?: boolean; readonly orCapability?: CapabilityScheme };
+
+/** A credential carried in the URL itself (OpenAPI: an apiKey scheme in the query). */
+export interface CapabilityScheme {
+  /** The security scheme's name in the OpenAPI document, e.g. `signedUrl`. */
+  readonly name: string;
+  /** The query parameter that carries it. */
+  readonly query: string;
+  readonly description: string;
+}
 
 export type Deps<I extends Record<string, Token<unknown>>> = { [K in keyof I]: I[K] extends Token<infer T> ? T : never };
 

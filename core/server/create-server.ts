@@ -28,6 +28,8 @@ export function createServer(catalog: RouteCatalog, containers: ReadonlyMap<stri
     router: { stripTrailingSlash: true },
     routes: {
       timeout: { server: false, socket: false },
+      // Byte-stream routes answer ranges themselves (core/plugin/byte-stream-reply.ts); Hapi must not clip JSON answers.
+      response: { ranges: false },
       // Hapi answers preflights and sets the headers; installCors narrows them to the policy's origins.
       cors: { origin: ['*'], additionalHeaders: ['x-service-actor', 'last-event-id'], additionalExposedHeaders: ['location', 'www-authenticate'] },
     },

@@ -11,7 +11,9 @@ import { LoomError } from '../errors/loom-error.js';
 import { Reply } from '../plugin/reply.js';
 import type { AnyRouteDecl } from '../plugin/route.js';
 import type { RouteCatalog } from '../plugin/route-catalog.js';
+import { ANONYMOUS, type Caller } from '../access/caller.js';
 import { authorize, type AuthorizeOptions } from './authorize.js';
+import { limitedStream, checkRawContentType } from './raw-body.js';
 import { readBody } from './read-body.js';
 import { parseJsonBody } from './request-body.js';
 import { compileValidator, type Validator } from './validators.js';
@@ -43,8 +45,11 @@ function toHapiRoute(decl: AnyRouteDecl, container: DependencyContainer, options
   const deps = Object.fromEntries(Object.entries(decl.inject).map(([name, key]) => [name, container.resolve(key as symbol)]));
   const status = successStatus(decl);
   // A DELETE reads a body only when it declares one (an optional {note}); otherwise none is read.
-  const hasBody = decl.method !== 'GET' && (decl.method !== 'DELETE' || decl.request?.body !== undefined);
-  const maxBodyBytes = decl.maxBodyBytes ?? options.maxBodyBytes;
+  const raw = decl.request?.raw;
+  if (raw && decl.request?.body) throw new Error(`${decl.operationId}: a route takes a JSON body or a raw body, not both`);
+  const hasBody = !raw && decl.method !== 'GET' && (decl.method !== 'DELETE' || decl.request?.body !== undefined);
+  const maxBodyBytes = raw ? raw.maxBytes : (decl.maxBodyBytes ?? options.maxBodyBytes);
+  const orCapability = typeof decl.auth === 'object' && decl.auth.orCapability !== undefined;
 
   return {
     method: decl.method,
@@ -55,15 +60,24 @@ function toHapiRoute(decl: AnyRouteDecl, container: DependencyContainer, options
       tags: ['api', ...decl.tags],
       plugins: { loom: decl } as never,
       // The body arrives as a stream and is read by readBody, so an oversized chunked body still gets a 413 answer.
-      ...(hasBody ? { payload: { parse: false, output: 'stream', maxBytes: maxBodyBytes } } : {}),
+      ...(hasBody || raw ? { payload: { parse: false, output: 'stream', maxBytes: maxBodyBytes } } : {}),
       handler: async (request: Request, h: ResponseToolkit) => {
         const controller = new AbortController();
         request.raw.req.once('close', () => controller.abort());
         const headers = request.headers as Record<string, string | undefined>;
         const remoteAddress = request.info.remoteAddress;
         // Authenticate and check the scope before reading the body: an unauthorized client uploads nothing.
-        const caller = await authorize(decl.auth, { method: decl.method, path: request.path, headers, remoteAddress }, options.auth());
+        let caller: Caller;
+        let authRefusal: LoomError | null = null;
+        try {
+          caller = await authorize(decl.auth, { method: decl.method, path: request.path, headers, remoteAddress }, options.auth());
+        } catch (error) {
+          if (!orCapability || !(error instanceof LoomError)) throw error;
+          caller = ANONYMOUS;
+          authRefusal = error;
+        }
         (request.app as RequestCallerSlot).loomCaller = caller;
+        if (raw) checkRawContentType(headers['content-type'], raw.contentTypes ?? ['application/octet-stream']);
         let body: unknown;
         if (hasBody) {
           body = parseJsonBody(await readBody(request.payload as Readable, maxBodyBytes), headers['content-type'], invalidInput);
@@ -74,13 +88,15 @@ function toHapiRoute(decl: AnyRouteDecl, container: DependencyContainer, options
           query: validators.query ? validators.query(request.query) : request.query,
           body: validators.body ? validators.body(body) : body,
           headers: validators.headers ? (validators.headers(headers) as typeof headers) : headers,
+          raw: raw ? limitedStream(request.payload as Readable, raw.maxBytes) : undefined,
+          authRefusal,
           signal: controller.signal,
           caller,
           remoteAddress,
         };
         const result = await decl.handler(input, deps);
         if (result instanceof Reply) {
-          const response = h.response(result.body as never).code(result.status);
+          const response = h.response((result.kind === 'empty' ? null : result.body) as never).code(result.status);
           for (const [name, value] of Object.entries(result.headers)) response.header(name, value);
           return response;
         }

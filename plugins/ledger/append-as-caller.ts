@@ -26,6 +26,8 @@ export interface CallerWrite {
   readonly parents?: readonly string[];
   /** Defaults to actingDid(caller). */
   readonly actor?: string;
+  /** The plugin writing from one of its routes (IngestContext.plugin). */
+  readonly plugin?: string;
 }
 
 const ATTEMPTS = 5;
@@ -38,7 +40,7 @@ export async function appendAsCaller(ingestor: Ingestor, reader: RecordReader, c
     const highest = state.actor_clocks[actor];
     try {
       return await ingestor.ingest(
-        { caller, via: 'api' },
+        write.plugin ? { caller, via: 'api', plugin: write.plugin } : { caller, via: 'api' },
         { thread: write.thread, actor, act: write.act, body: write.body, clock: highest === undefined ? 0 : highest + 1, data_type: 'SCALAR', parents: [...(write.parents ?? [])].sort(), judged_by: null },
       );
     } catch (error) {

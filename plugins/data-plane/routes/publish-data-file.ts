@@ -1,0 +1,30 @@
+import { Type } from 'typebox';
+import { defineRoute } from '../../../core/plugin/route.js';
+import { DataPlaneToken } from '../data-plane-token.js';
+import { parseDataPath } from '../data-path.js';
+import { DataChangeSchema, NamespaceQuery, PathField } from './data-schemas.js';
+
+export const publishDataFile = defineRoute({
+  operationId: 'publishDataFile',
+  method: 'POST',
+  path: '/v1/data/publish',
+  summary: 'Promote a file to a durable artifact',
+  description: 'Pins the file’s current content (pin_state: pinned) with a storage class (default `durable`). Writing the path again makes the new content unpinned until it is published.',
+  tags: ['data'],
+  auth: { scope: 'records:write' },
+  request: {
+    body: Type.Object(
+      { path: PathField, storage_class: Type.Optional(Type.String({ pattern: '^[a-z][a-z0-9_-]{0,31}$', default: 'durable' })), namespace: NamespaceQuery },
+      { additionalProperties: false },
+    ),
+  },
+  responses: { 200: { description: 'Published.', schema: DataChangeSchema } },
+  errors: ['INVALID_SHAPE', 'INVALID_PATH', 'PATH_NOT_FOUND', 'IS_A_DIRECTORY', 'FORBIDDEN', 'NAMESPACE_REJECTED'],
+  inject: { data: DataPlaneToken },
+  handler: async ({ body, caller }, { data }) => {
+    const namespace = data.namespaceFor(caller, body.namespace);
+    const storageClass = body.storage_class ?? 'durable';
+    const record = await data.publish(caller, namespace, parseDataPath(body.path), storageClass);
+    return { ok: true as const, namespace, changed: true, record_id: record.record.id, storage_class: storageClass };
+  },
+});

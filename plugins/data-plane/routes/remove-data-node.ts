@@ -1,0 +1,25 @@
+import { Type } from 'typebox';
+import { defineRoute } from '../../../core/plugin/route.js';
+import { DataPlaneToken } from '../data-plane-token.js';
+import { parseDataPath } from '../data-path.js';
+import { DataChangeSchema, NamespaceQuery, PathField } from './data-schemas.js';
+
+export const removeDataNode = defineRoute({
+  operationId: 'removeDataNode',
+  method: 'POST',
+  path: '/v1/data/rm',
+  summary: 'Remove a file or directory',
+  description:
+    'A non-empty directory needs recursive: true (409 DIRECTORY_NOT_EMPTY otherwise). The record of the removal stays in the log, and earlier versions stay readable by hash to those who could read them.',
+  tags: ['data'],
+  auth: { scope: 'records:write' },
+  request: { body: Type.Object({ path: PathField, recursive: Type.Optional(Type.Boolean({ default: false })), namespace: NamespaceQuery }, { additionalProperties: false }) },
+  responses: { 200: { description: 'Removed; `removed` counts the nodes.', schema: DataChangeSchema } },
+  errors: ['INVALID_SHAPE', 'INVALID_PATH', 'PATH_NOT_FOUND', 'DIRECTORY_NOT_EMPTY', 'FORBIDDEN', 'NAMESPACE_REJECTED'],
+  inject: { data: DataPlaneToken },
+  handler: async ({ body, caller }, { data }) => {
+    const namespace = data.namespaceFor(caller, body.namespace);
+    const { record, removed } = await data.remove(caller, namespace, parseDataPath(body.path), body.recursive ?? false);
+    return { ok: true as const, namespace, changed: true, record_id: record.record.id, removed };
+  },
+});
