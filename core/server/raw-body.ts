@@ -7,10 +7,16 @@
 import { Transform, type Readable, type TransformCallback } from 'node:stream';
 import { LoomError } from '../errors/loom-error.js';
 
+/**
+ * curl's `--data-binary` labels bytes `application/x-www-form-urlencoded` unless told otherwise;
+ * raw routes never parse a form, so that label is taken as "bytes" rather than refused.
+ */
+const CURL_DEFAULT = 'application/x-www-form-urlencoded';
+
 export function checkRawContentType(contentType: string | undefined, accepted: readonly string[]): void {
   if (contentType === undefined || contentType.trim() === '') return;
   const type = contentType.split(';')[0]!.trim().toLowerCase();
-  if (!accepted.includes(type)) {
+  if (!accepted.includes(type) && type !== CURL_DEFAULT) {
     throw new LoomError('UNSUPPORTED_MEDIA_TYPE', `this route takes raw bytes with Content-Type ${accepted.join(' or ')} (got ${JSON.stringify(contentType)})`);
   }
 }

@@ -314,6 +314,17 @@ export class DataPlane {
 
   async complete(caller: Caller, uploadId: string, declaredHash: string | undefined) {
     const meta = this.upload(caller, uploadId);
+    if (!(await this.deps.uploads.seal(uploadId))) throw new LoomError('UPLOAD_NOT_FOUND', `upload ${uploadId} is already being completed`);
+    try {
+      return await this.completeSealed(caller, meta, declaredHash);
+    } finally {
+      // Still open only when the completion was refused in a way that keeps it (missing chunks, quota).
+      this.deps.uploads.unseal(uploadId);
+    }
+  }
+
+  private async completeSealed(caller: Caller, meta: UploadMeta, declaredHash: string | undefined) {
+    const uploadId = meta.upload_id;
     const missing = missingChunks(meta);
     if (missing.length > 0) {
       const ranges = rangesOf(meta, missing);

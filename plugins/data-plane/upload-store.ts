@@ -84,6 +84,9 @@ export class UploadStore {
   private readonly hashes = new Map<string, { hash: Hash; upTo: number }>();
   /** Meta writes of one upload, in order. */
   private readonly persisting = new Map<string, Promise<void>>();
+  /** PUTs in flight per upload, and uploads being completed (they take no more chunks). */
+  private readonly inflight = new Map<string, { count: number; drained: Array<() => void> }>();
+  private readonly sealed = new Set<string>();
   private readonly now: () => number;
 
   constructor(
@@ -166,8 +169,42 @@ export class UploadStore {
     return join(this.dir, id, 'data');
   }
 
+  /**
+   * Stops an upload from taking chunks and waits for the PUTs in flight, so
+   * the bytes hashed at completion are the bytes that become the blob.
+   * Answers false when the upload is already being completed.
+   */
+  async seal(id: string): Promise<boolean> {
+    if (this.sealed.has(id)) return false;
+    this.sealed.add(id);
+    const inflight = this.inflight.get(id);
+    if (inflight && inflight.count > 0) await new Promise<void>((resolve) => inflight.drained.push(resolve));
+    return true;
+  }
+
+  /** Lets a sealed upload take chunks again (a completion refused for a reason that keeps the upload). */
+  unseal(id: string): void {
+    this.sealed.delete(id);
+  }
+
   /** Streams one PUT's bytes into place; the chunks count once the bytes are durable. */
   async writeChunk(meta: UploadMeta, range: ChunkRange, body: Readable): Promise<UploadMeta> {
+    const id = meta.upload_id;
+    if (this.sealed.has(id)) throw new LoomError('UPLOAD_NOT_FOUND', `upload ${id} is being completed and takes no more chunks`);
+    let inflight = this.inflight.get(id);
+    if (!inflight) this.inflight.set(id, (inflight = { count: 0, drained: [] }));
+    inflight.count++;
+    try {
+      return await this.writeChunkBytes(meta, range, body);
+    } finally {
+      if (--inflight.count === 0) {
+        this.inflight.delete(id);
+        for (const resolve of inflight.drained.splice(0)) resolve();
+      }
+    }
+  }
+
+  private async writeChunkBytes(meta: UploadMeta, range: ChunkRange, body: Readable): Promise<UploadMeta> {
     const expected = range.end - range.start + 1;
     const running = this.hashes.get(meta.upload_id);
     const tee = running && running.upTo === range.start ? running.hash.copy() : null;
@@ -192,9 +229,14 @@ export class UploadStore {
     } catch (error) {
       throw storageError(error);
     }
-    if (tee && running && running.upTo === range.start) {
-      running.hash = tee;
-      running.upTo = range.end + 1;
+    if (!this.sessions.has(meta.upload_id)) throw new LoomError('UPLOAD_NOT_FOUND', `upload ${meta.upload_id} was aborted or expired while this chunk arrived`);
+    const current = this.hashes.get(meta.upload_id);
+    if (current && range.start < current.upTo) {
+      // Bytes already hashed were replaced: the running hash no longer describes the file; completion rehashes it from disk.
+      this.hashes.set(meta.upload_id, { hash: createHash('sha256'), upTo: 0 });
+    } else if (tee && current && current === running && current.upTo === range.start) {
+      current.hash = tee;
+      current.upTo = range.end + 1;
     }
     const received = new Set(meta.received);
     for (let i = range.first; i <= range.last; i++) received.add(i);
@@ -222,6 +264,7 @@ export class UploadStore {
   async remove(id: string): Promise<void> {
     this.sessions.delete(id);
     this.hashes.delete(id);
+    this.sealed.delete(id);
     await this.persisting.get(id)?.catch(() => undefined);
     this.persisting.delete(id);
     await rm(join(this.dir, id), { recursive: true, force: true });
