@@ -11,6 +11,7 @@ import { bootstrap, BOOTSTRAP_USAGE } from './bootstrap-command.js';
 import { CliError } from './cli-error.js';
 import { CLIENT_COMMANDS, CLIENT_USAGE } from './client-commands.js';
 import type { Command } from './client-context.js';
+import { data, DATA_USAGE } from './data-command.js';
 import { engine, ENGINE_USAGE } from './engine-command.js';
 import { fleet, FLEET_USAGE } from './fleet-command.js';
 import { fold, FOLD_USAGE } from './fold-command.js';
@@ -23,7 +24,7 @@ import { sa, SA_USAGE } from './service-account-command.js';
 import { trust, TRUST_USAGE } from './trust-command.js';
 import { whoami, WHOAMI_USAGE } from './whoami-command.js';
 
-const COMMANDS: Record<string, Command> = { ...CLIENT_COMMANDS, bootstrap, sa, whoami, invite, members, grant, self, recover, fleet, engine, trust, actors, fold, graph };
+const COMMANDS: Record<string, Command> = { ...CLIENT_COMMANDS, bootstrap, sa, whoami, invite, members, grant, self, recover, fleet, engine, trust, actors, fold, graph, data };
 
 const indent = (text: string) => text.replace(/\n/g, '\n  ');
 
@@ -46,6 +47,7 @@ commands:
   ${indent(TRUST_USAGE)}
   ${indent(ACTORS_USAGE)}
   ${indent(GRAPH_USAGE)}
+  ${indent(DATA_USAGE)}
 
 Client commands reach the server at --url (LOOM_URL, default http://127.0.0.1:9100).
 The token sent is --token, else LOOM_TOKEN, else the one saved for that URL in the config
