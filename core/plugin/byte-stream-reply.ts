@@ -64,6 +64,8 @@ export function byteStreamReply(requestHeaders: Readonly<Record<string, string |
     etag,
     'accept-ranges': 'bytes',
     'cache-control': source.cacheControl ?? 'no-cache',
+    // Never gzip: the ETag names these exact bytes, Content-Length and ranges count them, and most blobs do not compress.
+    'content-encoding': 'identity',
     ...(source.headers ?? {}),
   };
   const ifNoneMatch = requestHeaders['if-none-match'];

@@ -16,7 +16,7 @@ export interface ChunkRange {
   readonly last: number;
 }
 
-const FORM = /^bytes (\d{1,16})-(\d{1,16})\/(\d{1,16})$/;
+const FORM = /^bytes (\d{1,16})-(\d{1,16})\/(\d{1,16})$/i;
 
 export function parseContentRange(header: string | undefined, size: number, chunkSize: number): ChunkRange {
   const bad = (why: string): never => {

@@ -122,10 +122,10 @@ export const dataFold: Fold<DataState, DataFoldValue> = {
   },
   checkpoint: {
     version: 1,
-    save: (state) => ({ namespaces: [...state.namespaces].map(([name, tree]) => [name, saveTree(tree)]), warnings: state.warnings }),
+    save: (state) => ({ namespaces: [...state.namespaces].map(([name, tree]) => [name, saveTree(tree)]), warnings: [...state.warnings] }),
     load: (saved) => {
       const { namespaces, warnings } = saved as { namespaces: Array<[string, DataNode[]]>; warnings: DataWarning[] };
-      return { namespaces: new Map(namespaces.map(([name, nodes]) => [name, loadTree(nodes)])), warnings };
+      return { namespaces: new Map(namespaces.map(([name, nodes]) => [name, loadTree(nodes)])), warnings: [...warnings] };
     },
   },
 };

@@ -283,7 +283,8 @@ export function applyChange(tree: NamespaceTree, change: NodeChange, meta: Chang
 
 /** A tree as plain JSON (checkpoints) and back; the indexes are rebuilt on load. */
 export function saveTree(tree: NamespaceTree): DataNode[] {
-  return [...tree.nodes.values()];
+  // Path order, so a checkpoint of equal trees is equal bytes whatever the history.
+  return [...tree.nodes.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 
 export function loadTree(nodes: readonly DataNode[]): NamespaceTree {

@@ -48,7 +48,9 @@ export class UrlSigner {
   /** Throws SIGNED_URL_INVALID for anything not signed here, SIGNED_URL_EXPIRED past its expiry. */
   verify(hash: string, expires: string | undefined, sig: string, contentType: string | undefined, nowSeconds: number): void {
     const when = expires !== undefined && /^\d{1,12}$/.test(expires) ? Number(expires) : NaN;
-    const given = /^[A-Za-z0-9_-]{43}$/.test(sig) ? Buffer.from(sig, 'base64url') : null;
+    const decoded = /^[A-Za-z0-9_-]{43}$/.test(sig) ? Buffer.from(sig, 'base64url') : null;
+    // Only the canonical spelling: the last character's two spare bits must be zero.
+    const given = decoded && decoded.toString('base64url') === sig ? decoded : null;
     if (!Number.isFinite(when) || given === null || given.length !== 32 || !timingSafeEqual(given, this.mac(hash, when, contentType))) {
       throw new LoomError('SIGNED_URL_INVALID', 'this blob URL was not signed by this instance (or was altered): ask POST /v1/data/read-url for a new one');
     }

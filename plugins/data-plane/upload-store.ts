@@ -146,7 +146,8 @@ export class UploadStore {
     const meta = this.sessions.get(id);
     if (!meta) return undefined;
     if (Date.parse(meta.expires_at) <= this.now()) {
-      void this.remove(id);
+      // Removed in the background; a failure only delays it to the next sweep.
+      this.remove(id).catch(() => undefined);
       return undefined;
     }
     return meta;
