@@ -80,7 +80,7 @@ export function byteStreamReply(requestHeaders: Readonly<Record<string, string |
   }
   const contentType = { 'content-type': source.contentType };
   if (range === 'whole') {
-    if (source.size === 0) return Reply.stream(Readable.from([]), { ...common, ...contentType, 'content-length': '0' });
+    if (source.size === 0) return Reply.stream(Readable.from([], { objectMode: false }), { ...common, ...contentType, 'content-length': '0' });
     return Reply.stream(source.open(0, source.size - 1), { ...common, ...contentType, 'content-length': String(source.size) });
   }
   return Reply.stream(

@@ -12,7 +12,8 @@ import { LoomError } from '../../core/errors/loom-error.js';
 import type { Config } from '../../core/folds/config/config-topic.js';
 import { DEFAULT_NAMESPACE, namespaceSyntaxError } from '../../core/records/namespace-path.js';
 import type { StoredRecord } from '../../storage/contract/stored-record.js';
-import { appendAsCaller } from '../ledger/index.js';
+import { makeRecord } from '../../core/records/record.js';
+import { actingDid, appendAsCaller } from '../ledger/index.js';
 import type { BlobStore } from './blob-store.js';
 import type { DataPlaneOptions } from './config.js';
 import { parseContentRange } from './content-range.js';
@@ -105,6 +106,38 @@ export class DataPlane {
     return namespaces.size === 1 ? [...namespaces][0]! : DEFAULT_NAMESPACE;
   }
 
+  // ---- who may do what ----
+
+  /** The record a change of `namespace` by `caller` would be (a mkdir of the root: it names no path). */
+  private probeInput(caller: Caller, namespace: string) {
+    return {
+      thread: dataThreadId(namespace),
+      actor: actingDid(caller),
+      act: 'KNOW',
+      body: nodeRecordBody(namespace, { op: 'mkdir', path: ROOT }),
+      clock: 0,
+      data_type: 'SCALAR',
+      parents: [],
+      judged_by: null,
+    };
+  }
+
+  /**
+   * Refuses, as the write itself would be refused, a caller who may not
+   * change `namespace`: the ingest gates run over a record that is never
+   * stored. Done before anything else looks at the namespace, so a refused
+   * caller learns nothing of another tenant's paths and holds none of its quota.
+   */
+  async checkMayWrite(caller: Caller, namespace: string): Promise<void> {
+    await this.deps.ingestor.prepare({ caller, via: 'api', plugin: DATA_PLANE_PLUGIN }, this.probeInput(caller, namespace));
+  }
+
+  /** Whether `caller` may read the namespace's data thread. */
+  mayRead(caller: Caller, namespace: string): boolean {
+    const input = this.probeInput(caller, namespace);
+    return this.deps.reader.admits(caller, { sequence: 0, createdAt: 0, record: makeRecord('0'.repeat(64), input as never) });
+  }
+
   // ---- reading trees ----
 
   /** The namespace's tree as `caller` may see it (a restricted caller's fold holds only records it may read). */
@@ -151,6 +184,8 @@ export class DataPlane {
   }
 
   async usage(caller: Caller, namespace: string) {
+    // Open uploads and quotas are not in the caller's view of the tree: they are shown only for a namespace it may read.
+    if (!this.mayRead(caller, namespace)) throw new LoomError('SCOPE_FORBIDDEN', `this credential cannot read namespace ${namespace}`);
     const { tree } = await this.treeFor(caller, namespace);
     const quota = this.quotaOf(namespace);
     const reserved = this.deps.uploads.reservedBytes(namespace);
@@ -195,7 +230,8 @@ export class DataPlane {
   // ---- changes ----
 
   /** Checks and writes one change under the namespace's lock; `check` runs against the whole tree first. */
-  private change(caller: Caller, namespace: string, change: NodeChange, check?: (tree: NamespaceTree) => void, beforeWrite?: () => Promise<void>): Promise<StoredRecord> {
+  private async change(caller: Caller, namespace: string, change: NodeChange, check?: (tree: NamespaceTree) => void, beforeWrite?: () => Promise<void>): Promise<StoredRecord> {
+    await this.checkMayWrite(caller, namespace);
     return this.locks.run(namespace, async () => {
       const tree = await this.wholeTree(namespace);
       pathProblem(problemWith(tree, change));
@@ -212,6 +248,7 @@ export class DataPlane {
   }
 
   async mkdir(caller: Caller, namespace: string, path: string): Promise<{ created: boolean; record: StoredRecord | null }> {
+    await this.checkMayWrite(caller, namespace);
     const existing = nodeAt(await this.wholeTree(namespace), path);
     if (existing === 'root' || existing?.kind === 'directory') return { created: false, record: null };
     return { created: true, record: await this.change(caller, namespace, { op: 'mkdir', path }) };
@@ -219,6 +256,7 @@ export class DataPlane {
 
   async move(caller: Caller, namespace: string, from: string, to: string): Promise<StoredRecord | null> {
     if (from === to) {
+      await this.checkMayWrite(caller, namespace);
       pathProblem(problemWith(await this.wholeTree(namespace), { op: 'move', from, to }));
       return null;
     }
@@ -272,6 +310,7 @@ export class DataPlane {
     if (request.size_bytes > options.maxFileBytes) throw new LoomError('PAYLOAD_TOO_LARGE', `size_bytes ${request.size_bytes} is over the largest file this instance takes (${options.maxFileBytes} bytes)`);
     const contentType = checkContentType(request.content_type ?? 'application/octet-stream');
     const precondition = request.precondition === undefined ? null : { expected_hash: request.precondition.expected_hash };
+    await this.checkMayWrite(caller, namespace);
     return this.locks.run(namespace, async () => {
       const tree = await this.wholeTree(namespace);
       // Fail early (the same checks run again at completion, where they decide).

@@ -207,6 +207,14 @@ export class UploadStore {
 
   private async writeChunkBytes(meta: UploadMeta, range: ChunkRange, body: Readable): Promise<UploadMeta> {
     const expected = range.end - range.start + 1;
+    // Re-sending chunks that arrived: they count as missing until the new bytes land, so a re-send cut short
+    // (half new bytes over the old) is sent again rather than completed, and the hash is recomputed from disk.
+    if (meta.received.some((index) => index >= range.first && index <= range.last)) {
+      meta.received = meta.received.filter((index) => index < range.first || index > range.last);
+      const current = this.hashes.get(meta.upload_id);
+      if (current && range.start < current.upTo) this.hashes.set(meta.upload_id, { hash: createHash('sha256'), upTo: 0 });
+      await this.writeMeta(meta);
+    }
     const running = this.hashes.get(meta.upload_id);
     const tee = running && running.upTo === range.start ? running.hash.copy() : null;
     let seen = 0;
