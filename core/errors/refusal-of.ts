@@ -14,3 +14,14 @@ export async function refusalOf(promise: Promise<unknown>): Promise<LoomError> {
   }
   throw new Error('expected a refusal (a LoomError), but the call succeeded');
 }
+
+/** The same for a synchronous call: runs `run` and returns the LoomError it threw. */
+export function refusalOfSync(run: () => unknown): LoomError {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof LoomError) return error;
+    throw error;
+  }
+  throw new Error('expected a refusal (a LoomError), but the call succeeded');
+}

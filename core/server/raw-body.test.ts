@@ -2,19 +2,12 @@ import { expect } from 'chai';
 import { PassThrough, Readable } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
 import { LoomError } from '../errors/loom-error.js';
+import { refusalOfSync } from '../errors/refusal-of.js';
 import { checkRawContentType, limitedStream } from './raw-body.js';
 
 const BYTES = ['application/octet-stream'];
 
-function refusal(run: () => void): LoomError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof LoomError) return error;
-    throw error;
-  }
-  throw new Error('expected a refusal');
-}
+const refusal = refusalOfSync;
 
 /** Everything `stream` passes on before it ends or fails. */
 async function drain(stream: Readable): Promise<{ bytes: number; error: unknown }> {

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { LoomError } from '../../core/errors/loom-error.js';
+import type { LoomError } from '../../core/errors/loom-error.js';
+import { refusalOfSync } from '../../core/errors/refusal-of.js';
 import { parseContentRange } from './content-range.js';
 
 // A 10-byte upload in 4-byte chunks: [0-3] [4-7] [8-9].
@@ -7,13 +8,7 @@ const SIZE = 10;
 const CHUNK = 4;
 
 function refusal(header: string | undefined, size = SIZE, chunk = CHUNK): LoomError {
-  try {
-    parseContentRange(header, size, chunk);
-  } catch (error) {
-    if (error instanceof LoomError) return error;
-    throw error;
-  }
-  throw new Error(`expected Content-Range ${JSON.stringify(header)} to be refused`);
+  return refusalOfSync(() => parseContentRange(header, size, chunk));
 }
 
 describe('upload Content-Range', () => {

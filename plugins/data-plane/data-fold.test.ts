@@ -6,6 +6,7 @@ import type { LoomRecord } from '../../core/records/record.js';
 import { DATA_FOLD, dataFold, readChange, treeOf, type DataState } from './data-fold.js';
 import type { NamespaceTree } from './namespace-tree.js';
 import { dataThreadId, NODE_KIND, nodeRecordBody, type NodeChange } from './node-records.js';
+import { treeSnapshot } from './test-tree-snapshot.js';
 
 const H1 = 'a1'.repeat(32);
 const H2 = 'b2'.repeat(32);
@@ -41,17 +42,6 @@ function fold(inputs: readonly FoldInput[], state: DataState = dataFold.initial(
   return state;
 }
 
-function treeSnapshot(tree: NamespaceTree) {
-  return {
-    nodes: [...tree.nodes.values()].sort((a, b) => (a.path < b.path ? -1 : 1)),
-    children: Object.fromEntries([...tree.children].sort(([a], [b]) => (a < b ? -1 : 1)).map(([dir, names]) => [dir, [...names].sort()])),
-    contents: Object.fromEntries([...tree.contents].sort(([a], [b]) => (a < b ? -1 : 1))),
-    stored_bytes: tree.stored_bytes,
-    logical_bytes: tree.logical_bytes,
-    files: tree.files,
-    directories: tree.directories,
-  };
-}
 
 /** The whole state, independent of insertion order. */
 function snapshot(state: DataState) {

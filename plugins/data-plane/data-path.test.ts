@@ -1,16 +1,11 @@
 import { expect } from 'chai';
-import { LoomError } from '../../core/errors/loom-error.js';
+import type { LoomError } from '../../core/errors/loom-error.js';
+import { refusalOfSync } from '../../core/errors/refusal-of.js';
 import { ancestorsOf, isWithin, joinPath, MAX_DEPTH, MAX_PATH_BYTES, MAX_SEGMENT_BYTES, nameOf, parentOf, parseDataPath, ROOT } from './data-path.js';
 
 /** The INVALID_PATH refusal `parseDataPath(raw)` throws. */
 function refusal(raw: unknown, field?: string): LoomError {
-  try {
-    parseDataPath(raw, field);
-  } catch (error) {
-    if (error instanceof LoomError) return error;
-    throw error;
-  }
-  throw new Error(`expected ${JSON.stringify(raw)} to be refused`);
+  return refusalOfSync(() => parseDataPath(raw, field));
 }
 
 const segment = (length: number, char = 'a') => char.repeat(length);

@@ -1,24 +1,13 @@
 import { expect } from 'chai';
 import { applyChange, childrenOf, emptyTree, loadTree, nodeAt, problemWith, saveTree, type ChangeMeta, type DataNode, type NamespaceTree } from './namespace-tree.js';
 import type { NodeChange } from './node-records.js';
+import { treeSnapshot } from './test-tree-snapshot.js';
 
 const H1 = '1'.repeat(64);
 const H2 = '2'.repeat(64);
 const H3 = '3'.repeat(64);
 const ALICE = 'did:sync:user:alice';
 
-/** Every part of a tree, in an order that does not depend on insertion order. */
-function treeSnapshot(tree: NamespaceTree) {
-  return {
-    nodes: [...tree.nodes.values()].sort((a, b) => (a.path < b.path ? -1 : 1)),
-    children: Object.fromEntries([...tree.children].sort(([a], [b]) => (a < b ? -1 : 1)).map(([dir, names]) => [dir, [...names].sort()])),
-    contents: Object.fromEntries([...tree.contents].sort(([a], [b]) => (a < b ? -1 : 1))),
-    stored_bytes: tree.stored_bytes,
-    logical_bytes: tree.logical_bytes,
-    files: tree.files,
-    directories: tree.directories,
-  };
-}
 
 /** A tree and the changes made to it, each with the next sequence. */
 class TreeLog {

@@ -5,7 +5,7 @@
  */
 import { expect } from 'chai';
 import { createHash } from 'node:crypto';
-import { request, type HttpAnswer } from './http-server.js';
+import { expectEnvelope, request, type HttpAnswer } from './http-server.js';
 
 export const sha256 = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
 
@@ -94,19 +94,7 @@ export async function setQuota(url: string, namespace: string, quotaBytes: numbe
   expect(answer.status, answer.text).to.equal(201);
 }
 
-/**
- * The §7 envelope with this status and code (never the message text), whose
- * only extra members are `details`, each deep-equal to the value given.
- */
+/** expectEnvelope with the extra members a refusal carries (`details`) first, as the data-plane tests read best. */
 export function expectRefusal(answer: HttpAnswer, status: number, code: string, details: Record<string, unknown> = {}, where = ''): void {
-  const label = `${where} ${answer.text.slice(0, 300)}`.trim();
-  expect(answer.status, label).to.equal(status);
-  expect(answer.headers.get('content-type') ?? '', label).to.match(/^application\/json/);
-  expect(answer.json, label).to.be.an('object');
-  expect(answer.json.object, label).to.equal('error');
-  expect(answer.json.code, label).to.equal(code);
-  expect(answer.json.message, label).to.be.a('string').that.is.not.empty;
-  const extra = Object.keys(answer.json).filter((key) => !['object', 'type', 'code', 'message'].includes(key));
-  expect(extra.sort(), label).to.deep.equal(Object.keys(details).sort());
-  for (const [key, value] of Object.entries(details)) expect(answer.json[key], `${label} (${key})`).to.deep.equal(value);
+  expectEnvelope(answer, status, code, where, details);
 }

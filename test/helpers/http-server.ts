@@ -76,8 +76,12 @@ export async function collectPages(base: string, path: string, limit: number): P
   }
 }
 
-/** The answer is the spec §7 envelope with this status and code (never the message text). */
-export function expectEnvelope(answer: HttpAnswer, status: number, code: string, where = ''): void {
+/**
+ * The answer is the spec §7 envelope with this status and code (never the
+ * message text), whose only extra members are `details`, each deep-equal to
+ * the value given (e.g. `{expected_hash, current_hash}`).
+ */
+export function expectEnvelope(answer: HttpAnswer, status: number, code: string, where = '', details: Record<string, unknown> = {}): void {
   const label = `${where} ${answer.text.slice(0, 300)}`.trim();
   expect(answer.status, label).to.equal(status);
   expect(answer.headers.get('content-type') ?? '', label).to.match(/^application\/json/);
@@ -85,7 +89,9 @@ export function expectEnvelope(answer: HttpAnswer, status: number, code: string,
   expect(answer.json.object, label).to.equal('error');
   expect(answer.json.code, label).to.equal(code);
   expect(answer.json.message, label).to.be.a('string').that.is.not.empty;
-  expect(Object.keys(answer.json), label).to.satisfy((keys: string[]) => keys.every((k) => ['object', 'type', 'code', 'message'].includes(k)));
+  const extra = Object.keys(answer.json).filter((key) => !['object', 'type', 'code', 'message'].includes(key));
+  expect(extra.sort(), label).to.deep.equal(Object.keys(details).sort());
+  for (const [key, value] of Object.entries(details)) expect(answer.json[key], `${label} (${key})`).to.deep.equal(value);
 }
 
 /** A fresh task thread id, so tests sharing a server never share a thread. */
