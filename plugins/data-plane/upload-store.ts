@@ -300,8 +300,9 @@ export class UploadStore {
     const text = JSON.stringify(meta);
     const next = (this.persisting.get(id) ?? Promise.resolve()).catch(() => undefined).then(async () => {
       const file = join(this.dir, id, 'meta.json');
+      // Atomic (rename) but not fsynced: the chunk's bytes were fsynced before this names them, and a meta
+      // lost to a power cut only makes chunks that did arrive look missing, so they are sent again.
       await writeFile(`${file}.tmp`, text);
-      await syncFile(`${file}.tmp`);
       await rename(`${file}.tmp`, file);
     });
     this.persisting.set(id, next);
