@@ -5,7 +5,18 @@
  * coarse gate of its route class, and the per-resource half of it is applied
  * by the read policy and the ingest gates of the plugin that issued it.
  */
-export const SCOPES = ['records:read', 'records:write', 'threads:write', 'federation:manage', 'config:read', 'config:write', 'admin'] as const;
+export const SCOPES = [
+  'records:read',
+  'records:write',
+  'threads:write',
+  'federation:manage',
+  // What a peer's token needs (spec §5 rule 7): pull the changes feed and fetch or push records; stream it continuously.
+  'federation:sync',
+  'federation:subscribe',
+  'config:read',
+  'config:write',
+  'admin',
+] as const;
 export type Scope = (typeof SCOPES)[number];
 
 /** `admin` covers every scope. */
@@ -42,12 +53,20 @@ export function isAdmin(scopes: readonly string[]): boolean {
   return scopes.includes(ALL_SCOPES_GRANT);
 }
 
+/** Scopes a held scope implies besides itself: `federation:manage` covers all of /v1/sync/* (spec §5.2). */
+const IMPLIED: Readonly<Partial<Record<Scope, readonly Scope[]>>> = {
+  'federation:sync': ['federation:manage'],
+  'federation:subscribe': ['federation:manage'],
+};
+
 /**
- * The coarse gate: the exact scope, `admin`, or a grain of the route class
- * (`…:read` grains pass `records:read`, `…:write` grains pass `records:write`).
+ * The coarse gate: the exact scope, `admin`, a scope that implies it, or a
+ * grain of the route class (`…:read` grains pass `records:read`, `…:write`
+ * grains pass `records:write`).
  */
 export function covers(scopes: readonly string[], required: Scope): boolean {
   if (scopes.includes(required) || scopes.includes(ALL_SCOPES_GRANT)) return true;
+  if (IMPLIED[required]?.some((wider) => scopes.includes(wider))) return true;
   if (required !== 'records:read' && required !== 'records:write') return false;
   const access: GrainAccess = required === 'records:read' ? 'read' : 'write';
   return scopes.some((scope) => parseGrain(scope)?.access === access);
@@ -68,6 +87,7 @@ export function grainsFor(scopes: readonly string[], access: GrainAccess): Grain
  */
 export function scopeWithin(scope: string, held: readonly string[]): boolean {
   if (held.includes(scope) || held.includes(ALL_SCOPES_GRANT)) return true;
+  if (isScope(scope) && IMPLIED[scope]?.some((wider) => held.includes(wider))) return true;
   const grain = parseGrain(scope);
   if (!grain) return false;
   if (held.includes(grain.access === 'read' ? 'records:read' : 'records:write')) return true;

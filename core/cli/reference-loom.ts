@@ -25,6 +25,7 @@ import { foldsPlugin } from '../../plugins/folds/index.js';
 import { graphPlugin } from '../../plugins/graph/index.js';
 import { createDataPlanePlugin, type DataPlaneOptions } from '../../plugins/data-plane/index.js';
 import { createTrustPlugin } from '../../plugins/trust/index.js';
+import { createFederationPlugin, InstanceKey, instanceKeyDir, type FederationOptions } from '../../plugins/federation/index.js';
 
 export const STORE_BACKENDS = ['sqlite', 'level'] as const;
 export type StoreBackend = (typeof STORE_BACKENDS)[number];
@@ -48,6 +49,11 @@ export interface ReferenceLoomOptions extends Omit<LoomOptions, 'store' | 'plugi
   readonly clock?: () => number;
   /** Options of the data plane (chunk size, upload lifetime, default quota, read-URL lifetimes). */
   readonly data?: Partial<DataPlaneOptions>;
+  /**
+   * Federation (off by default): its options, or false. When on, the instance
+   * DID is the did:key of the Ed25519 key in `<dataDir>/plugins/federation/`.
+   */
+  readonly federation?: Partial<FederationOptions> | false;
   /** `full` fsyncs every commit (survives power loss); `normal` survives process crashes. @default 'full' */
   readonly durability?: 'full' | 'normal';
 }
@@ -79,15 +85,16 @@ export async function persistedInstanceDid(dataDir: string): Promise<string> {
 }
 
 export async function createReferenceLoom(options: ReferenceLoomOptions = {}): Promise<Loom> {
-  const { storage = 'sqlite', plugins = [], ledger, auth, durability, rules, fleet, data, clock, ...rest } = options;
+  const { storage = 'sqlite', plugins = [], ledger, auth, durability, rules, fleet, data, clock, federation = false, ...rest } = options;
   const dataDir = resolvePath(options.dataDir ?? './data');
   await mkdir(dataDir, { recursive: true });
+  const key = federation === false ? null : await InstanceKey.loadOrCreate(instanceKeyDir(dataDir));
   const store = typeof storage === 'string' ? openStore(storage, dataDir, durability ?? 'full') : storage;
   return createLoom({
     ...rest,
     store,
     dataDir,
-    instanceDid: options.instanceDid ?? (await persistedInstanceDid(dataDir)),
+    instanceDid: key?.did ?? options.instanceDid ?? (await persistedInstanceDid(dataDir)),
     storeBackends: typeof storage === 'string' ? [...STORE_BACKENDS] : [store.capabilities.backend],
     plugins: [
       { plugin: ledgerPlugin, options: ledger ?? {} },
@@ -100,6 +107,7 @@ export async function createReferenceLoom(options: ReferenceLoomOptions = {}): P
       graphPlugin,
       actorsPlugin,
       { plugin: createDataPlanePlugin({ now: clock }), options: data ?? {} },
+      ...(key && federation !== false ? [{ plugin: createFederationPlugin({ key, now: clock }), options: federation }] : []),
       ...plugins,
     ],
   });

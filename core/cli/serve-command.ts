@@ -11,8 +11,15 @@ import { CliError } from './cli-error.js';
 
 export const SERVE_USAGE = `loom serve [--port 9100] [--host 127.0.0.1] [--storage sqlite|level] [--data-dir ./data]
            [--insecure-localhost] [--log-level debug|info|warn|error] [--durability full|normal]
+           [--federation [--federation-domain example.com] [--no-strict]]
 
-  Environment: LOOM_PORT, LOOM_HOST, LOOM_STORAGE, LOOM_DATA_DIR, LOOM_LOG_LEVEL (flags win).`;
+  --federation         serve /v1/sync/* and a signed federation manifest; the instance DID becomes
+                       the did:key of an Ed25519 key kept in <data-dir>/plugins/federation/instance-key
+  --federation-domain  also answer as did:web:<domain> (serves /.well-known/did.json)
+  --no-strict          accept peer manifests whose signature expired (every other check stays)
+
+  Environment: LOOM_PORT, LOOM_HOST, LOOM_STORAGE, LOOM_DATA_DIR, LOOM_LOG_LEVEL, LOOM_FEDERATION=1,
+  LOOM_FEDERATION_DOMAIN, LOOM_PUBLIC_URL (flags win).`;
 
 export async function serveCommand(argv: string[]): Promise<void> {
   const { values } = parseArgs({
@@ -25,6 +32,9 @@ export async function serveCommand(argv: string[]): Promise<void> {
       'insecure-localhost': { type: 'boolean', default: false },
       'log-level': { type: 'string' },
       durability: { type: 'string' },
+      federation: { type: 'boolean', default: false },
+      'federation-domain': { type: 'string' },
+      'no-strict': { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
     strict: true,
@@ -45,6 +55,9 @@ export async function serveCommand(argv: string[]): Promise<void> {
   const insecure = values['insecure-localhost'] === true;
   const host = insecure ? '127.0.0.1' : (values.host ?? process.env['LOOM_HOST'] ?? '127.0.0.1');
   const log = jsonLogger({ level });
+  const federation = values.federation === true || process.env['LOOM_FEDERATION'] === '1';
+  const domain = values['federation-domain'] ?? process.env['LOOM_FEDERATION_DOMAIN'] ?? null;
+  if (!federation && (domain !== null || values['no-strict'])) throw new CliError('--federation-domain and --no-strict need --federation');
 
   const bootstrapSecret = process.env['LOOM_BOOTSTRAP_TOKEN'];
   const loom = await createReferenceLoom({
@@ -58,6 +71,7 @@ export async function serveCommand(argv: string[]): Promise<void> {
     auth: bootstrapSecret ? { bootstrapSecret } : {},
     // Heartbeats report where peers reach this instance: LOOM_PUBLIC_URL behind a proxy, else the bound address.
     fleet: { endpoint: process.env['LOOM_PUBLIC_URL'] ?? (port === 0 ? null : `http://${host}:${port}`) },
+    federation: federation ? { domain, baseUrl: process.env['LOOM_PUBLIC_URL'] ?? null, strictManifests: values['no-strict'] !== true } : false,
   });
   if (insecure) log.log('warn', 'insecure-localhost: bound to 127.0.0.1 with auth enforcement disabled; for emergency use only');
   const url = await loom.start();

@@ -192,6 +192,19 @@ export class RecordReader {
     return restriction ? page.filter((stored) => matchesFilter(stored, restriction)) : page;
   }
 
+  /**
+   * One page of the changes feed as the caller sees it, and how far it read:
+   * `through` is the sequence of the last record examined, visible or not, so
+   * a filtered feed's cursor moves past what it withheld instead of stalling.
+   * `exhausted` is true when the page reached the end of the log.
+   */
+  async scanChanges(caller: Caller, after: number, limit: number): Promise<{ visible: StoredRecord[]; through: number; exhausted: boolean }> {
+    const page = await this.store.changesSince(after, limit);
+    const through = page.length > 0 ? page[page.length - 1]!.sequence : after;
+    const restriction = this.restriction(caller);
+    return { visible: restriction ? page.filter((stored) => matchesFilter(stored, restriction)) : page, through, exhausted: page.length < limit };
+  }
+
   /** A live feed of what the caller may see; the restriction is fixed when the feed opens. */
   subscribe(caller: Caller, options: SubscribeOptions = {}): Subscription {
     const restriction = this.restriction(caller);
@@ -203,6 +216,18 @@ export class RecordReader {
   /** What the store can do (structured query, plan kind). */
   get storeCapabilities(): RecordStore['capabilities'] {
     return this.store.capabilities;
+  }
+
+  /**
+   * Calls `listener` with each batch of records as it is published, before
+   * ingest answers (plugin indexes that must be current for the next request,
+   * like consent grants; and wake-ups for feeds that read through their own
+   * filter). Runs inline: it must be cheap and must not throw. Records are
+   * unfiltered: a listener must not hand them to a caller. Returns the
+   * unsubscribe function.
+   */
+  onPublished(listener: (records: readonly StoredRecord[]) => void): () => void {
+    return this.bus.addInlineListener(listener);
   }
 
   /** Sequence of the last record published (where a live feed starts). */

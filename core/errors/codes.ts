@@ -103,6 +103,12 @@ export const ERROR_CATALOGUE = {
   BLOB_NOT_FOUND: { status: 404 },
   SIGNED_URL_INVALID: { status: 403 },
   SIGNED_URL_EXPIRED: { status: 403 },
+  // Federation (spec §4.13, §7: an unsigned federation record request is a 422).
+  FEDERATION_SIGNATURE_REQUIRED: { status: 422 },
+  FEDERATION_SIGNATURE_INVALID: { status: 422 },
+  INVALID_CURSOR: { status: 400 },
+  PAIR_NOT_FOUND: { status: 404 },
+  FEDERATION_DISABLED: { status: 503 },
 } as const satisfies Record<string, { status: number; type?: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

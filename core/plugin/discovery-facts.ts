@@ -6,7 +6,12 @@
  */
 import { token } from '../di/token.js';
 
-export type DiscoverySurface = 'health' | 'manifest';
+/**
+ * `health`: members of GET /health; `manifest`: the capabilities manifest;
+ * `discovery`: sibling keys of the /.well-known/service envelope (the
+ * federation manifest).
+ */
+export type DiscoverySurface = 'health' | 'manifest' | 'discovery';
 
 export class DiscoveryFacts {
   private readonly facts = new Map<DiscoverySurface, Map<string, { owner: string; read: () => unknown }>>();

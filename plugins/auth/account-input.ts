@@ -1,5 +1,5 @@
 /** Checks the scopes and actors a service account is created with, and fills the defaults. */
-import { isScopeOrGrain } from '../../core/access/scopes.js';
+import { isScopeOrGrain, SCOPES } from '../../core/access/scopes.js';
 import { LoomError } from '../../core/errors/loom-error.js';
 import { namespaceSyntaxError } from '../../core/records/namespace-path.js';
 import { actorEntryError } from './actor-permission.js';
@@ -13,7 +13,7 @@ export function accountInput(input: { scopes?: readonly string[]; actors?: reado
   }
   const requested = input.scopes ?? DEFAULT_SCOPES;
   const bad = requested.find((scope) => !isScopeOrGrain(scope));
-  if (bad !== undefined) throw new LoomError('INVALID_SHAPE', `scopes: ${JSON.stringify(bad)} is neither a scope (records:read, records:write, threads:write, federation:manage, config:read, config:write, admin) nor a grain (thread:<id>:read|write, namespace:<ns>:read|write)`);
+  if (bad !== undefined) throw new LoomError('INVALID_SHAPE', `scopes: ${JSON.stringify(bad)} is neither a scope (${SCOPES.join(', ')}) nor a grain (thread:<id>:read|write, namespace:<ns>:read|write)`);
   const scopes = scopesWithinNamespace(requested, namespace);
   if (typeof scopes === 'string') throw new LoomError('INVALID_SHAPE', `scopes: ${scopes}`);
   const actors = input.actors ? [...input.actors] : defaultActors(scopes);

@@ -20,7 +20,15 @@ export const getHealth = defineRoute({
           instance_did: Type.String(),
           proof_kinds_accepted: Type.Array(Type.String(), { description: 'Proofs POST /v1/recredential accepts: recovery_code whenever the auth plugin is loaded; passkey once a relying party is declared.' }),
           passkey_rp: Type.Optional(Type.Object({ rp_id: Type.String() })),
-          federation: Type.Object({ enabled: Type.Boolean(), pairs: Type.Integer() }),
+          federation: Type.Object(
+            {
+              enabled: Type.Boolean(),
+              pairs: Type.Integer({ description: 'Sync pairs registered on this instance.' }),
+              pairs_by_state: Type.Optional(Type.Record(Type.String(), Type.Integer())),
+              records_pulled_last_hour: Type.Optional(Type.Integer()),
+            },
+            { description: 'The federation summary; the federation plugin supplies it when loaded.' },
+          ),
         },
         { $id: 'Health' },
       ),
@@ -35,6 +43,6 @@ export const getHealth = defineRoute({
     // The plugin that re-credentials owns these facts; with none loaded, nothing is accepted.
     proof_kinds_accepted: [] as string[],
     federation: { enabled: false, pairs: 0 },
-    ...(facts.read('health') as { proof_kinds_accepted?: string[]; passkey_rp?: { rp_id: string } }),
+    ...(facts.read('health') as { proof_kinds_accepted?: string[]; passkey_rp?: { rp_id: string }; federation?: { enabled: boolean; pairs: number } }),
   }),
 });

@@ -21,5 +21,9 @@ export const getServiceDiscovery = defineRoute({
   },
   errors: [],
   inject: { info: ServerInfo, flags: CapabilityFlagsToken, facts: DiscoveryFactsToken },
-  handler: ({ caller }, { info, flags, facts }) => ({ capabilities_manifest: buildCapabilitiesManifest(info, flags, caller, facts) }),
+  handler: ({ caller }, { info, flags, facts }) => ({
+    // Plugins add sibling keys (federation adds federation_manifest); the capabilities manifest is always the ledger's.
+    ...facts.read('discovery'),
+    capabilities_manifest: buildCapabilitiesManifest(info, flags, caller, facts),
+  }),
 });

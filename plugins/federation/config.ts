@@ -1,0 +1,38 @@
+/** Options of the federation plugin (reference server: `loom serve --federation`, or option `federation`). */
+import { Type, type Static } from 'typebox';
+
+export const FederationOptions = Type.Object(
+  {
+    /**
+     * The public origin peers reach this instance at (`https://loom.example.com`);
+     * the manifest's endpoints are absolute when set. @default null
+     */
+    baseUrl: Type.Union([Type.String({ pattern: '^https?://[^\\s/]+(/[^\\s]*)?$' }), Type.Null()], { default: null }),
+    /** A domain this instance answers for: adds `did:web:<domain>` and serves /.well-known/did.json. @default null */
+    domain: Type.Union([Type.String({ pattern: '^[A-Za-z0-9.-]+(:[0-9]{1,5})?$' }), Type.Null()], { default: null }),
+    /** Lifetime of the manifest signature (spec §8: 7 days); re-signed when a quarter is left. @default 604800 */
+    manifestTtlSeconds: Type.Integer({ minimum: 60, maximum: 90 * 86_400, default: 7 * 86_400 }),
+    /** Refuse a peer manifest whose signature expired (`--no-strict` turns only this check off). @default true */
+    strictManifests: Type.Boolean({ default: true }),
+    /** How long `feed=longpoll` holds a request with nothing new (spec §8: 30 s). @default 30000 */
+    longpollTimeoutMs: Type.Integer({ minimum: 100, maximum: 120_000, default: 30_000 }),
+    /** Heartbeat interval of `feed=continuous` while idle. @default 10000 */
+    heartbeatMs: Type.Integer({ minimum: 50, maximum: 120_000, default: 10_000 }),
+    /** Interval of a `polling` pair between pulls that found nothing. @default 5000 */
+    pollIntervalMs: Type.Integer({ minimum: 10, maximum: 3_600_000, default: 5_000 }),
+    /** A pair is `failing` after this many consecutive errors. @default 3 */
+    failingAfterErrors: Type.Integer({ minimum: 1, maximum: 1000, default: 3 }),
+    /** First retry delay; doubles per consecutive error, with jitter, up to backoffMaxMs. @default 500 */
+    backoffBaseMs: Type.Integer({ minimum: 1, maximum: 600_000, default: 500 }),
+    /** Longest retry delay. @default 60000 */
+    backoffMaxMs: Type.Integer({ minimum: 1, maximum: 3_600_000, default: 60_000 }),
+    /** Records asked for per pull (the feed's `limit`). @default 1000 */
+    pullLimit: Type.Integer({ minimum: 1, maximum: 10_000, default: 1_000 }),
+  },
+  { additionalProperties: false },
+);
+
+export type FederationOptions = Static<typeof FederationOptions>;
+
+/** The federation protocol version this build speaks (reported in the manifest). */
+export const FEDERATION_PROTOCOL_VERSION = '0.13';

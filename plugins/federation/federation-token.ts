@@ -1,0 +1,10 @@
+import { token } from '../../core/di/token.js';
+import type { FederationOptions } from './config.js';
+import type { SyncService } from './sync-service.js';
+
+/** The federation plugin's service, for its routes. */
+export const SyncServiceToken = token<SyncService>('federation.SyncService');
+export const FederationOptionsToken = token<FederationOptions>('federation.Options');
+
+/** The did:web document served at /.well-known/did.json (only with a configured domain). */
+export const DidDocumentToken = token<Record<string, unknown>>('federation.DidDocument');

@@ -1,0 +1,154 @@
+/**
+ * The federation plugin (spec §1, §2.8, §4.13): this instance's Ed25519
+ * identity (did:key, and did:web with a configured domain), its signed
+ * federation manifest, the consent-filtered changes feed, record transfer
+ * between instances, and sync pairs that pull a peer. Built on core's
+ * extension points only: routes, a read policy (control threads), ingest
+ * gates (consent and pair records), `via: 'federation'` writes, the plugin
+ * data directory (pair secrets and cursors, record origins), discovery facts.
+ * Off unless loaded (`loom serve --federation`).
+ */
+import { join } from 'node:path';
+import { resolve } from '../../core/di/token.js';
+import { IngestorToken } from '../../core/engine/ingest.js';
+import { RecordReaderToken } from '../../core/engine/record-reader.js';
+import { SYSTEM } from '../../core/access/caller.js';
+import { definePlugin } from '../../core/plugin/plugin.js';
+import { ServerInfo } from '../../core/server/server-info.js';
+import { TH_CONSENT, TH_FEDERATION_PAIRS } from '../../core/records/reserved-threads.js';
+import type { AnyRouteDecl } from '../../core/plugin/route.js';
+import { ChangesFeed } from './changes-feed.js';
+import { FederationOptions, FEDERATION_PROTOCOL_VERSION } from './config.js';
+import { ConsentIndex } from './consent/consent-index.js';
+import { consentRecordsGate } from './consent/consent-records-gate.js';
+import { controlThreadsPolicy } from './consent-visibility.js';
+import { controlRecordsGate } from './control-records-gate.js';
+import { didDocument, didWebFromDomain } from './did-document.js';
+import { DidDocumentToken, FederationOptionsToken, SyncServiceToken } from './federation-token.js';
+import type { InstanceKey } from './instance-key.js';
+import { buildFederationManifest, manifestNeedsResign, signManifest } from './manifest.js';
+import { LevelOriginStore, MemoryOriginStore } from './origin-store.js';
+import { PairFiles } from './pair-files.js';
+import { RecordReceiver } from './record-receiver.js';
+import { getDidDocument } from './routes/get-did-document.js';
+import { getSyncChanges } from './routes/get-sync-changes.js';
+import { postSyncRecords } from './routes/post-sync-records.js';
+import { SYNC_PAIR_ROUTES } from './routes/sync-pair-routes.js';
+import { FEDERATION_PLUGIN, SyncService } from './sync-service.js';
+
+export { InstanceKey } from './instance-key.js';
+export { FederationOptions } from './config.js';
+export { SyncServiceToken } from './federation-token.js';
+export { SyncService, FEDERATION_PLUGIN } from './sync-service.js';
+export { verifyManifest, signManifest, buildFederationManifest } from './manifest.js';
+export { didKeyFromPublicKey, publicKeyFromDidKey } from './did-key.js';
+export { signRecord, verifyRecordSig, type RecordSig } from './signing.js';
+export { projectRecord, type HashLevel } from './consent/hash-levels.js';
+export { pageProblem, type SyncPage, type SyncEntry } from './sync-page.js';
+
+/** The flat sync routes; each is also served under /v1/federation/sync/* (spec §4.13). */
+export const SYNC_ROUTES: readonly AnyRouteDecl[] = [getSyncChanges, postSyncRecords, ...SYNC_PAIR_ROUTES];
+
+/** The same route under the domain-grouped prefix, with its own operation id. */
+function groupedAlias(route: AnyRouteDecl): AnyRouteDecl {
+  const operationId = `federation${route.operationId.charAt(0).toUpperCase()}${route.operationId.slice(1)}`;
+  return { ...route, operationId, path: route.path.replace(/^\/v1\/sync\//, '/v1/federation/sync/'), summary: `${route.summary} (same as ${route.method} ${route.path})` };
+}
+
+/** Where the reference server keeps the instance key: the plugin's data directory. */
+export function instanceKeyDir(dataDir: string): string {
+  return join(dataDir, 'plugins', FEDERATION_PLUGIN);
+}
+
+export interface FederationHooks {
+  /** This instance's key (InstanceKey.loadOrCreate(instanceKeyDir(dataDir))); its did:key must be the server's instanceDid. */
+  readonly key: InstanceKey;
+  readonly now?: () => number;
+}
+
+export function createFederationPlugin(hooks: FederationHooks) {
+  const now = hooks.now ?? Date.now;
+  const key = hooks.key;
+  return definePlugin({
+    name: FEDERATION_PLUGIN,
+    version: '1.0.0',
+    dependencies: ['ledger'],
+    options: FederationOptions,
+    register(scope, options) {
+      const info = resolve(scope.container, ServerInfo);
+      if (info.instanceDid !== key.did) {
+        throw new Error(`the federation plugin's key is ${key.did} but the server's instance DID is ${info.instanceDid}: start the server with instanceDid = key.did`);
+      }
+      const reader = resolve(scope.container, RecordReaderToken);
+      const ingestor = resolve(scope.container, IngestorToken);
+      scope.systemThread(TH_CONSENT);
+      scope.systemThread(TH_FEDERATION_PAIRS);
+      scope.ingestGate(consentRecordsGate);
+      scope.ingestGate(controlRecordsGate);
+      scope.readPolicy(controlThreadsPolicy);
+
+      const consent = new ConsentIndex();
+      const origins = scope.dataDir === null ? new MemoryOriginStore() : new LevelOriginStore(join(scope.dataDir, 'origins'));
+      const files = new PairFiles(scope.dataDir);
+      const localThreads = new Set([TH_CONSENT, TH_FEDERATION_PAIRS]);
+      const feed = new ChangesFeed({ reader, consent, signer: key, localThreads, now });
+      const receiver = new RecordReceiver({ ingestor, origins, now });
+      const sync = new SyncService({ ingestor, reader, files, receiver, origins, feed, options, log: scope.log, instanceDid: key.did, consent, signer: key, localThreads, now });
+      scope.expose(SyncServiceToken, sync);
+      scope.expose(FederationOptionsToken, options);
+      for (const route of SYNC_ROUTES) {
+        scope.route(route);
+        scope.route(groupedAlias(route));
+      }
+
+      const didWeb = options.domain ? didWebFromDomain(options.domain) : null;
+      if (didWeb) {
+        scope.expose(DidDocumentToken, didDocument(didWeb, key.publicKey, [key.did]));
+        scope.route(getDidDocument);
+      }
+
+      // The manifest is signed at start and re-signed when a quarter of its lifetime is left.
+      const ttlMs = options.manifestTtlSeconds * 1000;
+      const unsigned = () =>
+        buildFederationManifest({ did: key.did, version: info.version, federationProtocolVersion: FEDERATION_PROTOCOL_VERSION, baseUrl: options.baseUrl, kinds: [], namespaces: [...new Set(consent.list(now()).map((grant) => grant.sourceNamespace))] });
+      let manifest = signManifest(key, unsigned(), { now: now(), ttlMs });
+      scope.describe('discovery', 'federation_manifest', () => {
+        if (manifestNeedsResign(manifest, now(), ttlMs)) manifest = signManifest(key, unsigned(), { now: now(), ttlMs });
+        return manifest;
+      });
+      scope.describe('health', 'federation', () => ({ ...sync.summary(), ...(didWeb ? { did_web: didWeb } : {}) }));
+      scope.describe('manifest', 'conventions.sync_path', () => '/v1/sync');
+
+      let unsubscribe = () => {};
+      scope.onStart(async () => {
+        await origins.open();
+        // Consent is read from the log once, then kept current inline with every publish (a grant applies to the next request).
+        for (let after = 0; ; ) {
+          const page = await reader.listByThread(SYSTEM, TH_CONSENT, { after, limit: 1000 });
+          for (const stored of page.items) consent.apply(stored);
+          if (page.nextAfter === null) break;
+          after = page.nextAfter;
+        }
+        unsubscribe = reader.onPublished((records) => {
+          for (const stored of records) if (stored.record.thread === TH_CONSENT) consent.apply(stored);
+        });
+        await sync.start();
+      });
+      scope.onStop(async () => {
+        unsubscribe();
+        await sync.stop();
+        await origins.close();
+      });
+
+      scope.capability('federation', true);
+      scope.capability('federation.changes_feed', true);
+      scope.capability('federation.continuous_feed', true);
+      scope.capability('federation.record_transfer', true);
+      scope.capability('federation.sync_pairs', true);
+      scope.capability('federation.consent', true);
+      scope.capability('federation.handshake', false);
+      scope.capability('federation.relay', false);
+      scope.capability('federation.directory', false);
+    },
+  });
+}

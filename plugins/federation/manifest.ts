@@ -1,0 +1,104 @@
+/**
+ * The federation manifest (spec §2.8), signed with Ed25519 over canonical
+ * JSON of the whole manifest except the signature value itself: the
+ * signature block's alg, key_id, signed_at and expires_at are covered too,
+ * so nobody can extend an expiry without the key. A consumer verifies the
+ * signature before trusting any field, then the expiry, then the DID.
+ */
+import { publicKeyFromDidKey } from './did-key.js';
+import type { InstanceKey } from './instance-key.js';
+import { signCanonical, verifyCanonical } from './signing.js';
+
+export const MANIFEST_TTL_MS = 7 * 24 * 3600 * 1000;
+
+export interface FederationManifestInput {
+  readonly did: string;
+  readonly version: string;
+  readonly federationProtocolVersion: string;
+  /** Absolute endpoints when set, else paths. */
+  readonly baseUrl: string | null;
+  readonly kinds: readonly string[];
+  readonly namespaces: readonly string[];
+}
+
+export interface ManifestSignature {
+  readonly alg: 'Ed25519';
+  readonly key_id: string;
+  readonly signature: string;
+  readonly signed_at: string;
+  readonly expires_at: string;
+}
+
+export type UnsignedManifest = Record<string, unknown> & { object: 'federation_manifest'; daemon: { did: string; version: string; federation_protocol_version: string } };
+export type SignedManifest = UnsignedManifest & { signature: ManifestSignature };
+
+export function buildFederationManifest(input: FederationManifestInput): UnsignedManifest {
+  const at = (path: string) => (input.baseUrl ? `${input.baseUrl.replace(/\/+$/, '')}${path}` : path);
+  return {
+    object: 'federation_manifest',
+    manifest_version: '1',
+    daemon: { did: input.did, version: input.version, federation_protocol_version: input.federationProtocolVersion },
+    federation: { enabled: true, pair_endpoint: at('/v1/federation/pair'), sync_change_endpoint: at('/v1/sync/changes'), sync_record_endpoint: at('/v1/sync/records') },
+    advertises: { kinds: [...input.kinds], refs: [], namespaces: [...input.namespaces] },
+    // The handshake is not served yet: pairs are set up by the operators on both sides.
+    consent_policy: { default_posture: 'pair-then-ask', accepts_pair_requests: false, requires_did_method: [], rejects_did_method: [] },
+    capabilities_ref: { url: at('/.well-known/service'), key: 'capabilities_manifest' },
+    responders_ref: { url: at('/.well-known/service'), key: 'responders' },
+    directory: { registered_at: [], directory_registration_id: null },
+  };
+}
+
+function keyId(did: string): string {
+  return `${did}#${did.slice('did:key:'.length)}`;
+}
+
+/** What the signature covers: everything but `signature.signature`. */
+function signingInput(manifest: Record<string, unknown>, block: Omit<ManifestSignature, 'signature'>): object {
+  return { ...manifest, signature: block };
+}
+
+export function signManifest(key: Pick<InstanceKey, 'did' | 'sign'>, unsigned: UnsignedManifest, options: { now: number; ttlMs: number }): SignedManifest {
+  const { signature: _drop, ...body } = unsigned as UnsignedManifest & { signature?: unknown };
+  const block = { alg: 'Ed25519' as const, key_id: keyId(key.did), signed_at: new Date(options.now).toISOString(), expires_at: new Date(options.now + options.ttlMs).toISOString() };
+  const signature = signCanonical(key, signingInput(body, block));
+  return { ...(body as UnsignedManifest), signature: { ...block, signature } };
+}
+
+/** True once less than a quarter of the lifetime is left (the server re-signs then). */
+export function manifestNeedsResign(signed: SignedManifest, now: number, ttlMs: number): boolean {
+  return Date.parse(signed.signature.expires_at) - now < ttlMs / 4;
+}
+
+export type ManifestVerdict =
+  | { readonly ok: true; readonly manifest: SignedManifest; readonly did: string; readonly expiresAt: number }
+  | { readonly ok: false; readonly reason: 'malformed' | 'signature_invalid' | 'expired' | 'did_mismatch'; readonly message: string };
+
+const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
+
+export function verifyManifest(value: unknown, options: { now: number; strict: boolean; expectedDid?: string }): ManifestVerdict {
+  const malformed = (message: string): ManifestVerdict => ({ ok: false, reason: 'malformed', message: `federation manifest: ${message}` });
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return malformed('not an object');
+  const manifest = value as Record<string, unknown>;
+  if (manifest['object'] !== 'federation_manifest') return malformed('object is not federation_manifest');
+  const daemon = manifest['daemon'] as Record<string, unknown> | undefined;
+  const did = daemon?.['did'];
+  if (typeof did !== 'string' || !publicKeyFromDidKey(did)) return malformed('daemon.did is not an Ed25519 did:key');
+  const block = manifest['signature'] as Record<string, unknown> | undefined;
+  if (!block || typeof block !== 'object') return malformed('no signature');
+  const { alg, key_id, signature, signed_at, expires_at } = block;
+  if (alg !== 'Ed25519' || typeof signature !== 'string' || typeof signed_at !== 'string' || typeof expires_at !== 'string' || !ISO.test(expires_at) || !ISO.test(signed_at)) {
+    return malformed('signature must be {alg: Ed25519, key_id, signature, signed_at, expires_at}');
+  }
+  // Before trusting any field: the signature, by the key the manifest's own DID names.
+  if (key_id !== keyId(did)) return { ok: false, reason: 'signature_invalid', message: 'manifest signature key_id does not name the advertised DID' };
+  const { signature: _block, ...body } = manifest;
+  if (!verifyCanonical(did, signingInput(body, { alg, key_id, signed_at, expires_at } as Omit<ManifestSignature, 'signature'>), signature)) {
+    return { ok: false, reason: 'signature_invalid', message: 'manifest signature does not verify against advertised DID' };
+  }
+  const expiresAt = Date.parse(expires_at);
+  if (options.strict && expiresAt <= options.now) return { ok: false, reason: 'expired', message: `manifest signature expired at ${expires_at}` };
+  if (options.expectedDid !== undefined && options.expectedDid !== did) {
+    return { ok: false, reason: 'did_mismatch', message: `manifest DID ${did} is not the expected ${options.expectedDid}` };
+  }
+  return { ok: true, manifest: manifest as SignedManifest, did, expiresAt };
+}

@@ -1,0 +1,67 @@
+import { Type } from 'typebox';
+import { covers } from '../../../core/access/scopes.js';
+import { LoomError } from '../../../core/errors/loom-error.js';
+import { namespaceSyntaxError } from '../../../core/records/namespace-path.js';
+import { Reply } from '../../../core/plugin/reply.js';
+import { defineRoute } from '../../../core/plugin/route.js';
+import { CHANGES_DEFAULT_LIMIT, CHANGES_MAX_LIMIT } from '../../../storage/contract/record-store.js';
+import { continuousFeed } from '../continuous-feed.js';
+import { decodeFeedCursor } from '../feed-cursor.js';
+import { FederationOptionsToken, SyncServiceToken } from '../federation-token.js';
+import { SyncPageSchema } from './schemas.js';
+
+export const getSyncChanges = defineRoute({
+  operationId: 'getSyncChanges',
+  method: 'GET',
+  path: '/v1/sync/changes',
+  summary: 'The consent-filtered changes feed',
+  description:
+    'Records after `since`, as the caller may see them and as consent lets them cross into `target_namespace` (default `default`): ' +
+    'same namespace unchanged, otherwise the projection at the granted hash level, no grant withheld. Control threads never leave the instance. ' +
+    '`feed=normal` answers at once, `longpoll` holds up to 30 s for news, `continuous` streams text/event-stream (needs federation:subscribe): ' +
+    'events `changes` and, while idle, `heartbeat`, each a signed page whose event id is its next_cursor (resume with Last-Event-ID). ' +
+    'next_cursor always moves past what was examined, withheld or not.',
+  tags: ['federation'],
+  auth: { scope: 'federation:sync' },
+  request: {
+    query: Type.Object(
+      {
+        thread: Type.Optional(Type.String({ minLength: 4, maxLength: 80 })),
+        since: Type.Optional(Type.String({ maxLength: 64, description: 'A next_cursor; absent: the start of the log.' })),
+        limit: Type.Optional(Type.Integer({ minimum: 1, maximum: CHANGES_MAX_LIMIT, default: CHANGES_DEFAULT_LIMIT })),
+        feed: Type.Optional(Type.Union([Type.Literal('normal'), Type.Literal('longpoll'), Type.Literal('continuous')], { default: 'normal' })),
+        target_namespace: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
+      },
+      { additionalProperties: false },
+    ),
+  },
+  responses: { 200: { description: 'A signed page (or, with feed=continuous, an event stream of them).', schema: SyncPageSchema } },
+  errors: ['INVALID_SHAPE', 'INVALID_CURSOR'],
+  inject: { sync: SyncServiceToken, options: FederationOptionsToken },
+  handler: async ({ query, headers, caller, signal }, { sync, options }) => {
+    const target = query.target_namespace ?? 'default';
+    const syntax = target === 'default' ? null : namespaceSyntaxError(target);
+    if (syntax) throw new LoomError('INVALID_SHAPE', `target_namespace: ${syntax}`);
+    const feed = query.feed ?? 'normal';
+    const lastEventId = feed === 'continuous' ? headers['last-event-id'] : undefined;
+    const after = decodeFeedCursor(lastEventId ?? query.since);
+    const request = { caller, after, limit: query.limit ?? CHANGES_DEFAULT_LIMIT, targetNamespace: target, ...(query.thread ? { thread: query.thread } : {}) };
+    if (feed === 'continuous') {
+      if (!covers(caller.scopes, 'federation:subscribe')) throw new LoomError('SCOPE_FORBIDDEN', 'feed=continuous needs the federation:subscribe scope');
+      const stream = continuousFeed(sync.feed, request, { heartbeatMs: options.heartbeatMs, signal });
+      return Reply.stream(stream, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'content-encoding': 'identity', 'x-accel-buffering': 'no' });
+    }
+    const page = await sync.feed.page(request);
+    if (feed === 'normal' || page.records.length > 0 || page.has_more) return page;
+    // Long poll: hold until a record arrives (whether it is for this caller is the next page's business) or the timeout.
+    const deadline = Date.now() + options.longpollTimeoutMs;
+    let current = page;
+    while (!signal.aborted && current.records.length === 0 && !current.has_more) {
+      const left = deadline - Date.now();
+      if (left <= 0) break;
+      await sync.feed.waitForNews(decodeFeedCursor(current.next_cursor), left, signal);
+      current = await sync.feed.page({ ...request, after: decodeFeedCursor(current.next_cursor) });
+    }
+    return current;
+  },
+});

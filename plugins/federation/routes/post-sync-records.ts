@@ -1,0 +1,89 @@
+import { LoomError } from '../../../core/errors/loom-error.js';
+import { Reply } from '../../../core/plugin/reply.js';
+import { defineRoute } from '../../../core/plugin/route.js';
+import type { LoomRecord } from '../../../core/records/record.js';
+import { namespaceOf } from '../../../storage/contract/stored-record.js';
+import { projectRecord } from '../consent/hash-levels.js';
+import { SyncServiceToken } from '../federation-token.js';
+import { verifyRecordSig, type RecordSig } from '../signing.js';
+import { signPage, type SyncEntry } from '../sync-page.js';
+import { FetchResultSchema, PushResultSchema, SyncRecordsBody } from './schemas.js';
+
+export const postSyncRecords = defineRoute({
+  operationId: 'postSyncRecords',
+  method: 'POST',
+  path: '/v1/sync/records',
+  summary: 'Fetch records by id, or submit records from a peer',
+  description:
+    '`{ids}` fetches records by id, consent-filtered for `target_namespace` like the changes feed, in a signed page with each record\'s origin. ' +
+    '`{records}` submits records: each is checked like any ingest (its id recomputed from content, every ingest gate) with `via: federation` ' +
+    'when it carries `sig` (Ed25519 by the sending instance over the record\'s canonical JSON with its id). With header `x-service-federation: 1` ' +
+    'every record must carry a `sig` that verifies, else 422 and nothing is stored. Replays are deduplicated by content hash; a record whose ' +
+    '(actor, thread, clock) holds a different local record is quarantined as a conflict, never dropped or overwritten.',
+  tags: ['federation'],
+  auth: { scope: 'federation:sync' },
+  request: { body: SyncRecordsBody },
+  responses: { 200: { description: 'The fetched records, or what became of each submitted record.', schema: FetchResultSchema }, 201: { description: 'Submitted records processed.', schema: PushResultSchema } },
+  errors: ['INVALID_SHAPE', 'FEDERATION_SIGNATURE_REQUIRED', 'FEDERATION_SIGNATURE_INVALID', 'PAYLOAD_TOO_LARGE'],
+  maxBodyBytes: 16 * 1024 * 1024,
+  inject: { sync: SyncServiceToken },
+  handler: async ({ body, headers, caller }, { sync }) => {
+    if ('ids' in body) {
+      const target = body.target_namespace ?? 'default';
+      const records: Array<SyncEntry & { origin: string | null }> = [];
+      const missing: string[] = [];
+      for (const id of body.ids) {
+        const stored = await sync.reader.get(caller, id);
+        const level = stored && !sync.localThreads.has(stored.record.thread) ? sync.consent.levelFor(namespaceOf(stored.record), target, stored.record.thread, Date.now()) : null;
+        if (!stored || level === null) {
+          missing.push(id);
+          continue;
+        }
+        const served = level === 'L0' ? stored.record : projectRecord(stored.record, level, sync.signer.did);
+        const origin = await sync.origins.origin(id);
+        records.push({ id: served.id, record: served, hash_level: level, committed_at: new Date(stored.createdAt).toISOString(), origin: origin?.origin ?? null });
+      }
+      const page = signPage(sync.signer, { records, next_cursor: '', has_more: false });
+      return { object: 'sync_records' as const, ...page, records, missing };
+    }
+
+    const federated = headers['x-service-federation'] === '1';
+    const signed: Array<{ record: LoomRecord; sig: RecordSig }> = [];
+    const unsigned: LoomRecord[] = [];
+    for (const [index, item] of body.records.entries()) {
+      const { sig, ...record } = item as Record<string, unknown> & { sig?: unknown };
+      if (sig === undefined) {
+        if (federated) {
+          sync.counters.recordRejected('unsigned', body.records.length);
+          throw new LoomError('FEDERATION_SIGNATURE_REQUIRED', `records[${index}]: under x-service-federation: 1 every record must carry sig (Ed25519 by the sending instance); nothing was stored`);
+        }
+        unsigned.push(record as unknown as LoomRecord);
+        continue;
+      }
+      if (!verifyRecordSig(record as unknown as LoomRecord, sig)) {
+        sync.counters.recordRejected('signature_invalid', body.records.length);
+        throw new LoomError('FEDERATION_SIGNATURE_INVALID', `records[${index}]: sig does not verify against its signer for this content (tampered, or signed by another key); nothing was stored`);
+      }
+      signed.push({ record: record as unknown as LoomRecord, sig: sig as RecordSig });
+    }
+    const result = { object: 'sync_push_result' as const, accepted: [] as string[], deduplicated: [] as string[], conflicts: [] as Array<{ id: string; existing_id: string }>, refused: [] as Array<{ id: string; code: string; message: string }> };
+    const merge = (outcome: Awaited<ReturnType<typeof sync.receiver.receive>>) => {
+      result.accepted.push(...outcome.accepted);
+      result.deduplicated.push(...outcome.deduplicated);
+      result.conflicts.push(...outcome.conflicts);
+      result.refused.push(...outcome.refused);
+    };
+    // Records signed by one instance are stored with it as their origin; a batch may relay several signers.
+    const bySigner = new Map<string, LoomRecord[]>();
+    for (const { record, sig } of signed) bySigner.set(sig.signer, [...(bySigner.get(sig.signer) ?? []), record]);
+    for (const [signer, records] of bySigner) merge(await sync.receiver.receive(records, { caller, via: 'federation' }, { origin: signer, via: 'push', pair_id: null }));
+    if (unsigned.length > 0) merge(await sync.receiver.receive(unsigned, { caller, via: 'api' }, null));
+    sync.counters.pushed.accepted += result.accepted.length;
+    sync.counters.pushed.deduplicated += result.deduplicated.length;
+    sync.counters.pushed.conflicts += result.conflicts.length;
+    sync.counters.pushed.refused += result.refused.length;
+    const tampered = result.refused.filter((r) => r.code === 'INVALID_SHAPE' && /does not match/.test(r.message)).length;
+    if (tampered > 0) sync.counters.recordRejected('tampered', tampered);
+    return Reply.json(201, result);
+  },
+});

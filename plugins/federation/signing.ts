@@ -1,0 +1,45 @@
+/** Ed25519 signatures over canonical JSON (spec §2.1: the canonical form is the federation wire form). */
+import { canonicalJson } from '../../core/records/canonical-json.js';
+import type { LoomRecord } from '../../core/records/record.js';
+import { publicKeyFromDidKey } from './did-key.js';
+import { verifyEd25519Fast } from './ed25519.js';
+import type { InstanceKey } from './instance-key.js';
+
+const BASE64_SIGNATURE = /^[A-Za-z0-9+/]{86}==$/;
+
+export function signCanonical(key: Pick<InstanceKey, 'sign'>, value: object): string {
+  return Buffer.from(key.sign(Buffer.from(canonicalJson(value), 'utf8'))).toString('base64');
+}
+
+/** False (never a throw) for a DID that is not an Ed25519 did:key, a malformed signature, or a failed check. */
+export function verifyCanonical(did: string, value: object, signatureBase64: string): boolean {
+  const publicKey = publicKeyFromDidKey(did);
+  if (!publicKey || typeof signatureBase64 !== 'string' || !BASE64_SIGNATURE.test(signatureBase64)) return false;
+  let text: string;
+  try {
+    text = canonicalJson(value);
+  } catch {
+    return false;
+  }
+  return verifyEd25519Fast(publicKey, Buffer.from(text, 'utf8'), Buffer.from(signatureBase64, 'base64'));
+}
+
+/** A federation transfer's signature on one record (spec §4.13 `sig`). */
+export interface RecordSig {
+  readonly alg: 'Ed25519';
+  /** did:key of the signing instance. */
+  readonly signer: string;
+  /** base64 over the canonical JSON of the record with its id (without `sig`). */
+  readonly value: string;
+}
+
+export function signRecord(key: Pick<InstanceKey, 'sign' | 'did'>, record: LoomRecord): RecordSig {
+  return { alg: 'Ed25519', signer: key.did, value: signCanonical(key, record) };
+}
+
+export function verifyRecordSig(record: LoomRecord, sig: unknown): boolean {
+  if (typeof sig !== 'object' || sig === null) return false;
+  const { alg, signer, value } = sig as Record<string, unknown>;
+  if (alg !== 'Ed25519' || typeof signer !== 'string' || typeof value !== 'string') return false;
+  return verifyCanonical(signer, record, value);
+}
