@@ -54,7 +54,7 @@ describe('openapi validation', () => {
     document = JSON.parse(await readFile(publishedDocumentPath(), 'utf8')) as OpenAPIObject;
     const dataDir = await mkdtemp(join(tmpdir(), 'loom-validate-'));
     try {
-      const loom = await createLoom({ dataDir, logger: silentLogger, instanceDid: 'did:sync:system:validate' });
+      const loom = await createLoom({ dataDir, logger: silentLogger, federation: {} });
       catalog = loom.catalog;
       await loom.stop();
     } finally {

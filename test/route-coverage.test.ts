@@ -21,7 +21,7 @@ describe('route coverage', () => {
 
   before(async () => {
     dataDir = await mkdtemp(join(tmpdir(), 'loom-coverage-'));
-    loom = await createLoom({ dataDir, port: 0, logger: silentLogger });
+    loom = await createLoom({ dataDir, port: 0, logger: silentLogger, federation: {} });
     await loom.initialize();
   });
 
@@ -66,7 +66,7 @@ describe('route coverage', () => {
   });
 
   it('the ingest gates and read policies of the reference server are in force, in order', () => {
-    expect(loom.engine.ingestor.gateNames()).to.deep.equal(['auth.credentials-thread', 'auth.reserved-kinds', 'auth.config-authority', 'auth.write-grains', 'auth.actor-claim', 'auth.grant-chain', 'rules.rule-config', 'fleet.control', 'rules.permission', 'data-plane.node-records']);
-    expect(loom.engine.reader.policyNames()).to.deep.equal(['auth.read-grains', 'auth.sealed-credentials']);
+    expect(loom.engine.ingestor.gateNames()).to.deep.equal(['auth.credentials-thread', 'auth.reserved-kinds', 'auth.config-authority', 'auth.write-grains', 'auth.actor-claim', 'auth.grant-chain', 'rules.rule-config', 'fleet.control', 'rules.permission', 'data-plane.node-records', 'federation.consent-records', 'federation.control-records']);
+    expect(loom.engine.reader.policyNames()).to.deep.equal(['auth.read-grains', 'auth.sealed-credentials', 'federation.control-threads']);
   });
 });
