@@ -34,7 +34,7 @@ describe('sdk round trip (generated client against a live server)', () => {
   const ids: string[] = [];
 
   before(async () => {
-    server = await startServer();
+    server = await startServer({ federation: {} });
     loom = createLoomClient({ baseUrl: server.url });
   });
 

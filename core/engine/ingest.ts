@@ -175,7 +175,6 @@ export class Ingestor {
         throw new LoomError(
           'DUPLICATE_CLOCK',
           `clock ${existing.clock} of ${existing.actor} on ${existing.thread} is already taken by record ${existing.id}; increment the clock and retry`,
-          { existing_id: existing.id },
         );
       }
     }

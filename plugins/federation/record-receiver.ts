@@ -45,8 +45,10 @@ export class RecordReceiver {
         } else outcome.deduplicated.push(result.stored.record.id);
         continue;
       }
-      if (result.code === 'DUPLICATE_CLOCK' && typeof result.details?.['existing_id'] === 'string') {
-        const existing = result.details['existing_id'];
+      // Core's DUPLICATE_CLOCK message names the record holding the slot (the envelope keeps the spec's members only).
+      const holder = result.code === 'DUPLICATE_CLOCK' ? /taken by record ([0-9a-f]{64})/.exec(result.message) : null;
+      if (holder) {
+        const existing = holder[1]!;
         outcome.conflicts.push({ id: claimed, existing_id: existing });
         await this.deps.origins.putConflict({ record: records[i]!, existing_id: existing, origin: source?.origin ?? context.caller.principal ?? 'local', pair_id: source?.pair_id ?? null, received_at: receivedAt });
         continue;
