@@ -9,6 +9,7 @@ import 'reflect-metadata';
 import { actors, ACTORS_USAGE } from './actors-command.js';
 import { bootstrap, BOOTSTRAP_USAGE } from './bootstrap-command.js';
 import { CliError } from './cli-error.js';
+import { consent, CONSENT_USAGE } from './consent-command.js';
 import { CLIENT_COMMANDS, CLIENT_USAGE } from './client-commands.js';
 import type { Command } from './client-context.js';
 import { data, DATA_USAGE } from './data-command.js';
@@ -21,10 +22,11 @@ import { invite, INVITE_USAGE } from './invite-command.js';
 import { members, MEMBERS_USAGE } from './members-command.js';
 import { recover, RECOVER_USAGE, self, SELF_USAGE } from './self-command.js';
 import { sa, SA_USAGE } from './service-account-command.js';
+import { sync, SYNC_USAGE } from './sync-command.js';
 import { trust, TRUST_USAGE } from './trust-command.js';
 import { whoami, WHOAMI_USAGE } from './whoami-command.js';
 
-const COMMANDS: Record<string, Command> = { ...CLIENT_COMMANDS, bootstrap, sa, whoami, invite, members, grant, self, recover, fleet, engine, trust, actors, fold, graph, data };
+const COMMANDS: Record<string, Command> = { ...CLIENT_COMMANDS, bootstrap, sa, whoami, invite, members, grant, self, recover, fleet, engine, trust, actors, fold, graph, data, sync, consent };
 
 const indent = (text: string) => text.replace(/\n/g, '\n  ');
 
@@ -48,6 +50,8 @@ commands:
   ${indent(ACTORS_USAGE)}
   ${indent(GRAPH_USAGE)}
   ${indent(DATA_USAGE)}
+  ${indent(SYNC_USAGE)}
+  ${indent(CONSENT_USAGE)}
 
 Client commands reach the server at --url (LOOM_URL, default http://127.0.0.1:9100).
 The token sent is --token, else LOOM_TOKEN, else the one saved for that URL in the config

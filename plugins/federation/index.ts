@@ -24,12 +24,13 @@ import { consentRecordsGate } from './consent/consent-records-gate.js';
 import { controlThreadsPolicy } from './consent-visibility.js';
 import { controlRecordsGate } from './control-records-gate.js';
 import { didDocument, didWebFromDomain } from './did-document.js';
-import { DidDocumentToken, FederationOptionsToken, SyncServiceToken } from './federation-token.js';
+import { ConsentGrantsToken, DidDocumentToken, FederationOptionsToken, SyncServiceToken } from './federation-token.js';
 import type { InstanceKey } from './instance-key.js';
 import { buildFederationManifest, manifestNeedsResign, signManifest } from './manifest.js';
 import { LevelOriginStore, MemoryOriginStore } from './origin-store.js';
 import { PairFiles } from './pair-files.js';
 import { RecordReceiver } from './record-receiver.js';
+import { listConsentGrants } from './routes/consent-routes.js';
 import { getDidDocument } from './routes/get-did-document.js';
 import { getSyncChanges } from './routes/get-sync-changes.js';
 import { postSyncRecords } from './routes/post-sync-records.js';
@@ -47,7 +48,7 @@ export { projectRecord, type HashLevel } from './consent/hash-levels.js';
 export { pageProblem, type SyncPage, type SyncEntry } from './sync-page.js';
 
 /** The flat sync routes; each is also served under /v1/federation/sync/* (spec §4.13). */
-export const SYNC_ROUTES: readonly AnyRouteDecl[] = [getSyncChanges, postSyncRecords, ...SYNC_PAIR_ROUTES];
+export const SYNC_ROUTES: readonly AnyRouteDecl[] = [getSyncChanges, postSyncRecords, ...SYNC_PAIR_ROUTES, listConsentGrants];
 
 /** The same route under the domain-grouped prefix, with its own operation id. */
 function groupedAlias(route: AnyRouteDecl): AnyRouteDecl {
@@ -96,6 +97,7 @@ export function createFederationPlugin(hooks: FederationHooks) {
       const sync = new SyncService({ ingestor, reader, files, receiver, origins, feed, options, log: scope.log, instanceDid: key.did, consent, signer: key, localThreads, now });
       scope.expose(SyncServiceToken, sync);
       scope.expose(FederationOptionsToken, options);
+      scope.expose(ConsentGrantsToken, { inForce: () => consent.inForce(now()) });
       for (const route of SYNC_ROUTES) {
         scope.route(route);
         scope.route(groupedAlias(route));

@@ -48,6 +48,21 @@ describe('consent index', () => {
     index.apply(grant({ source_namespace: 'beta', target_namespace: 'acme', hash_levels: ['L0'] }));
     expect(index.levelFor('acme', 'beta', T, 0)).to.equal('L0');
   });
+
+  it('inForce lists live grants oldest first with the level each is served at', () => {
+    const index = new ConsentIndex();
+    const one = grant({ source_namespace: 'acme', target_namespace: 'beta', hash_levels: ['L0', 'L2'], purpose: 'audit' });
+    const two = grant({ source_namespace: 'acme', target_namespace: 'gamma', expires_at: new Date(500).toISOString() });
+    index.apply(one);
+    index.apply(two);
+    expect(index.inForce(0).map((g) => [g.id, g.served_level, g.two_sided, g.purpose])).to.deep.equal([
+      [one.record.id, 'L2', false, 'audit'],
+      [two.record.id, 'L1', false, null],
+    ]);
+    index.apply(grant({ source_namespace: 'beta', target_namespace: 'acme', hash_levels: ['L0'] }));
+    expect(index.inForce(0)[0]).to.include({ served_level: 'L0', two_sided: true });
+    expect(index.inForce(500).map((g) => g.id), 'expired grants are not in force').to.not.include(two.record.id);
+  });
 });
 
 describe('hash-level projections', () => {

@@ -30,6 +30,20 @@ function coversNamespace(grantSource: string, namespace: string): boolean {
   return grantSource === namespace || namespace.startsWith(`${grantSource}/`);
 }
 
+/** A live grant as GET /v1/sync/consent shows it. */
+export interface ConsentGrantState {
+  readonly object: 'consent_grant';
+  readonly id: string;
+  readonly source_namespace: string;
+  readonly target_namespace: string;
+  readonly hash_levels: readonly HashLevel[];
+  readonly threads: readonly string[];
+  readonly purpose: string | null;
+  readonly expires_at: string | null;
+  readonly served_level: HashLevel;
+  readonly two_sided: boolean;
+}
+
 export class ConsentIndex {
   /** Live and expired grants by id, in sequence order (Map keeps insertion order). */
   private readonly grants = new Map<string, ConsentGrant>();
@@ -65,19 +79,41 @@ export class ConsentIndex {
       if (!grant.threads.includes('*') && !grant.threads.includes(thread)) continue;
       decisive = grant; // later in the map = more recent
     }
-    let level: HashLevel | null = null;
-    if (decisive) {
-      level = HASH_LEVELS.find((l) => decisive.hashLevels.includes(l)) ?? 'L1';
-      if (level === 'L0') {
-        const reciprocal = live.some((g) => g.sourceNamespace === targetNamespace && coversNamespace(g.targetNamespace, sourceNamespace) && g.hashLevels.includes('L0'));
-        if (!reciprocal) level = decisive.hashLevels.find((l) => l !== 'L0') ?? 'L1';
-      }
-    }
+    const level = decisive ? this.servedLevel(decisive, live, sourceNamespace) : null;
     // An answer holds until the next consent record, or until the first live grant expires.
     const nextExpiry = live.reduce((min, g) => (g.expiresAt !== null && g.expiresAt < min ? g.expiresAt : min), Number.POSITIVE_INFINITY);
     if (this.cache.size > 10_000) this.cache.clear();
     this.cache.set(key, { level, until: nextExpiry });
     return level;
+  }
+
+  /** A reciprocal live grant (the target back to `namespace` or an ancestor of it) that lists L0 too. */
+  private twoSided(grant: ConsentGrant, live: readonly ConsentGrant[], namespace: string): boolean {
+    return live.some((g) => g.sourceNamespace === grant.targetNamespace && coversNamespace(g.targetNamespace, namespace) && g.hashLevels.includes('L0'));
+  }
+
+  /** The strongest level a grant lets records of `namespace` cross at: L0 only two-sided, else the strongest it lists below L0 (L1 when none). */
+  private servedLevel(grant: ConsentGrant, live: readonly ConsentGrant[], namespace: string): HashLevel {
+    const strongest = HASH_LEVELS.find((l) => grant.hashLevels.includes(l)) ?? 'L1';
+    if (strongest !== 'L0' || this.twoSided(grant, live, namespace)) return strongest;
+    return grant.hashLevels.find((l) => l !== 'L0') ?? 'L1';
+  }
+
+  /** Every live grant, oldest first, with the level it is served at. */
+  inForce(now: number): ConsentGrantState[] {
+    const live = this.live(now);
+    return live.map((g) => ({
+      object: 'consent_grant' as const,
+      id: g.id,
+      source_namespace: g.sourceNamespace,
+      target_namespace: g.targetNamespace,
+      hash_levels: g.hashLevels,
+      threads: g.threads,
+      purpose: g.purpose,
+      expires_at: g.expiresAt === null ? null : new Date(g.expiresAt).toISOString(),
+      served_level: this.servedLevel(g, live, g.sourceNamespace),
+      two_sided: g.hashLevels.includes('L0') && this.twoSided(g, live, g.sourceNamespace),
+    }));
   }
 
   list(now: number): ConsentGrantView[] {
