@@ -52,13 +52,13 @@ export interface NormalisedPage {
   readonly limit: number;
 }
 
-function clampLimit(limit: number | undefined, fallback: number, max: number): number {
+export function clampLimit(limit: number | undefined, fallback: number, max: number): number {
   if (limit === undefined) return fallback;
   if (!Number.isInteger(limit) || limit < 0) throw new TypeError(`limit must be a non-negative integer, got ${limit}`);
   return Math.min(limit, max);
 }
 
-function checkCursor(after: number | undefined): number {
+export function checkCursor(after: number | undefined): number {
   if (after === undefined) return 0;
   if (!Number.isInteger(after) || after < 0) throw new TypeError(`cursor must be a non-negative integer, got ${after}`);
   return after;

@@ -21,6 +21,20 @@ export interface StoreCapabilities {
   readonly queryPlan: 'sql' | 'scan';
   /** Records survive close/reopen (false for an in-memory driver). */
   readonly persistent: boolean;
+  /**
+   * Several servers write this one log (a database server): records can
+   * appear that this process did not append, so the engine publishes from
+   * the store's changes feed instead of from its own appends, and singleton
+   * work runs under a lease (`lease`). Absent means false.
+   */
+  readonly sharedLog?: boolean;
+}
+
+/** A named lease held by at most one process sharing the log (see RecordStore.lease). */
+export interface StoreLease {
+  readonly held: boolean;
+  /** Gives the lease up (if held) and stops trying to take it. */
+  release(): Promise<void>;
 }
 
 export interface PageRequest {
@@ -101,6 +115,18 @@ export interface RecordStore {
    * engine's CRON.
    */
   optimize(): Promise<string>;
+  /**
+   * Shared logs only: `listener` is called with a sequence whenever records
+   * up to it may have been committed, by any server. A hint, which may be
+   * coalesced or lost (a dropped connection): followers also poll.
+   */
+  watchCommits?(listener: (sequence: number) => void): () => void;
+  /**
+   * Shared logs only: keeps trying to take the lease `name`, which at most
+   * one process holds at a time; `onChange` tells when this process gains or
+   * loses it. A holder that dies loses it within a bounded time.
+   */
+  lease?(name: string, onChange: (held: boolean) => void): StoreLease;
 }
 
 export const RecordStore = token<RecordStore>('storage.RecordStore');

@@ -1,0 +1,90 @@
+import { fileURLToPath } from 'node:url';
+import { expect } from 'chai';
+import pg from 'pg';
+import { runStoreCompliance, temporaryStoreFactory } from '../compliance/index.js';
+import { makePrepared, actorDid, threadId } from '../compliance/fixtures.js';
+import { openStore } from './open-postgres-store.js';
+import { PostgresRecordStore } from './postgres-record-store.js';
+import { clusterOrSkip, freshDatabase } from './postgres-test-support.js';
+import type { ThrowawayCluster } from './throwaway-cluster.js';
+
+describe('PostgreSQL driver', function () {
+  this.timeout(60_000);
+  let cluster: ThrowawayCluster;
+
+  before(async function () {
+    cluster = await clusterOrSkip(this);
+    process.env['LOOM_TEST_DATABASE_URL'] = await freshDatabase(cluster, 'compliance');
+  });
+
+  runStoreCompliance({
+    name: 'PostgresRecordStore',
+    factory: temporaryStoreFactory(openStore, 'loom-pg-store-'),
+    crash: { driverModule: fileURLToPath(new URL('./open-postgres-store.js', import.meta.url)) },
+  });
+
+  describe('PostgresRecordStore on a shared database', () => {
+    let url: string;
+    const stores: PostgresRecordStore[] = [];
+    const open = async (options: Partial<ConstructorParameters<typeof PostgresRecordStore>[0]> = {}) => {
+      const store = new PostgresRecordStore({ connectionString: url, schema: 'shared', poolSize: 4, leaseCheckMs: 100, ...options });
+      await store.open();
+      stores.push(store);
+      return store;
+    };
+    before(async () => {
+      url = await freshDatabase(cluster, 'shared');
+    });
+    afterEach(async () => {
+      for (const store of stores.splice(0)) await store.close();
+    });
+
+    it('declares a shared log; two stores opened at once migrate once and share one dense sequence', async () => {
+      const [a, b] = await Promise.all([open(), open()]);
+      expect(a.capabilities).to.deep.equal({ backend: 'postgres', structuredQuery: true, queryPlan: 'sql', persistent: true, sharedLog: true });
+      const actor = actorDid('shared');
+      const outcomes = await Promise.all(
+        Array.from({ length: 200 }, (_, i) => (i % 2 ? a : b).append(makePrepared({ thread: threadId('shared'), actor, clock: i, body: { i } }))),
+      );
+      const sequences = outcomes.map((o) => (o.status === 'inserted' ? o.stored.sequence : -1)).sort((x, y) => x - y);
+      const start = sequences[0]!;
+      expect(sequences).to.deep.equal(Array.from({ length: 200 }, (_, i) => start + i));
+      expect(await a.watermark()).to.equal(await b.watermark());
+      // A rival for a slot taken through the other store is refused, a resend is idempotent.
+      const rival = await a.append(makePrepared({ thread: threadId('shared'), actor, clock: 1, body: { rival: true } }));
+      expect(rival.status).to.equal('duplicate_clock');
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      try {
+        expect((await client.query('SELECT max(version) AS v FROM shared.schema_migrations')).rows[0].v).to.equal(1);
+      } finally {
+        await client.end();
+      }
+    });
+
+    it('notifies every store of commits made through any of them', async () => {
+      const [a, b] = await Promise.all([open(), open()]);
+      const seen: number[] = [];
+      b.watchCommits((sequence) => seen.push(sequence));
+      const outcome = await a.append(makePrepared({ thread: threadId('notify'), actor: actorDid('notify'), clock: 0 }));
+      const sequence = outcome.status === 'inserted' ? outcome.stored.sequence : -1;
+      for (let i = 0; i < 100 && !seen.includes(sequence); i++) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(seen).to.include(sequence);
+    });
+
+    it('a lease is held by one store at a time and passes on when its holder closes', async () => {
+      const [a, b] = await Promise.all([open(), open()]);
+      const changes: string[] = [];
+      const la = a.lease('singleton', (held) => changes.push(`a:${held}`));
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      const lb = b.lease('singleton', (held) => changes.push(`b:${held}`));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect([la.held, lb.held]).to.deep.equal([true, false]);
+      await a.close();
+      stores.splice(stores.indexOf(a), 1);
+      for (let i = 0; i < 50 && !lb.held; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(lb.held).to.equal(true);
+      expect(changes).to.deep.equal(['a:true', 'a:false', 'b:true']);
+    });
+  });
+});

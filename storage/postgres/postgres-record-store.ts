@@ -1,0 +1,407 @@
+/**
+ * The PostgreSQL driver: one log in one schema of a PostgreSQL database,
+ * which several Loom servers may share.
+ *
+ * Write path. Concurrent appends are gathered by GroupCommit; each batch is
+ * one transaction that first locks the single `log_head` row (SELECT … FOR
+ * UPDATE), then looks up the batch's clock slots, inserts the records it
+ * accepts numbered after the head, advances the head and COMMITs, which
+ * releases the row lock. Writers on every server therefore commit one after
+ * another in sequence order: when a reader sees sequence N, every sequence
+ * below N is already committed (PostgreSQL makes a transaction visible
+ * before it releases its locks). So the changes feed is gapless by
+ * construction and sequences stay dense (a rolled-back batch restores the
+ * head), and a slot lookup under the lock cannot race another server's
+ * insert. The price is one commit at a time across servers; each is a whole
+ * group commit of up to `maxBatch` records (docs/decisions.md).
+ *
+ * Acknowledgement follows COMMIT (synchronous_commit as the server is
+ * configured; on by default): durable on acknowledgement, with no local
+ * journal to lose. After each commit the writer NOTIFYs the new head on
+ * `loom_commits_<schema>`, which `watchCommits` listeners on every server
+ * receive; leases are session advisory locks (`lease`).
+ */
+import pg from 'pg';
+import { LoomError } from '../../core/errors/loom-error.js';
+import type { LoomRecord } from '../../core/records/record.js';
+import { checkCursor, clampLimit } from '../contract/base-record-store.js';
+import { GroupCommit } from '../contract/group-commit.js';
+import type { FilterNode, ParsedQuery } from '../contract/query/filter-ast.js';
+import {
+  CHANGES_DEFAULT_LIMIT,
+  CHANGES_MAX_LIMIT,
+  PAGE_DEFAULT_LIMIT,
+  PAGE_MAX_LIMIT,
+  type PageRequest,
+  type QueryOptions,
+  type QueryResult,
+  type RecordPage,
+  type RecordStore,
+  type StoreCapabilities,
+  type StoreLease,
+  type StoreStatus,
+  type ThreadSummaryPage,
+} from '../contract/record-store.js';
+import { clockSlotKey, type AppendOutcome, type PreparedRecord, type StoredRecord } from '../contract/stored-record.js';
+import { AdvisoryLease } from './advisory-lease.js';
+import { migrate } from './migrations.js';
+import { queryableBody, RECORD_COLUMNS, rowToStored, type RecordRow } from './record-row.js';
+import { runQuery } from './run-query.js';
+
+export interface PostgresRecordStoreOptions {
+  /** `postgres://user:password@host:port/database` (libpq URL). */
+  readonly connectionString: string;
+  /** The schema holding the log's tables, created if missing. @default 'loom' */
+  readonly schema?: string;
+  /** Upper bound on records per group commit. @default 2000 */
+  readonly maxBatch?: number;
+  /** Connections in the pool (reads, writes, queries). @default 10 */
+  readonly poolSize?: number;
+  /** How often a lease is retried, and a held one checked, in ms. @default 1000 */
+  readonly leaseCheckMs?: number;
+}
+
+/** bigint (int8, oid 20) columns as JS numbers: sequences, clocks and times stay far below 2^53. */
+const INT8_OID = 20;
+const types = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') => (oid === INT8_OID ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format))) as typeof pg.types.getTypeParser,
+};
+
+/** The unnest() columns of one insert, in order, with their array types. */
+const INSERT_ARRAYS = [
+  ['seq', 'bigint'],
+  ['id', 'text'],
+  ['thread', 'text'],
+  ['actor', 'text'],
+  ['act', 'text'],
+  ['clock', 'bigint'],
+  ['data_type', 'text'],
+  ['judged_by', 'text'],
+  ['namespace', 'text'],
+  ['created_at', 'bigint'],
+  ['parents', 'text'],
+  ['body', 'text'],
+  ['body_doc', 'jsonb'],
+] as const;
+
+const INSERT_COLUMNS = INSERT_ARRAYS.map(([column]) => column).join(', ');
+const INSERT_RECORDS = `INSERT INTO records (${INSERT_COLUMNS})
+  SELECT ${INSERT_COLUMNS.replace('body_doc', 'body_doc::jsonb')}
+  FROM unnest(${INSERT_ARRAYS.map(([, type], i) => `$${i + 1}::${type === 'jsonb' ? 'text' : type}[]`).join(', ')}) AS u(${INSERT_COLUMNS})`;
+
+const SELECT_SLOTS = `SELECT ${RECORD_COLUMNS.split(', ').map((c) => `r.${c}`).join(', ')} FROM records r
+  JOIN unnest($1::text[], $2::text[], $3::bigint[]) AS s(actor, thread, clock) ON r.actor = s.actor AND r.thread = s.thread AND r.clock = s.clock`;
+
+const UPSERT_THREADS = `INSERT INTO threads (thread, record_count, first_seq, last_seq)
+  SELECT * FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[])
+  ON CONFLICT (thread) DO UPDATE SET record_count = threads.record_count + excluded.record_count, last_seq = excluded.last_seq`;
+
+function checkOptions(options: PostgresRecordStoreOptions): string {
+  if (typeof options.connectionString !== 'string' || options.connectionString.length === 0) throw new TypeError('connectionString must be a non-empty string');
+  const schema = options.schema ?? 'loom';
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw new TypeError(`schema must be a lowercase identifier, got ${JSON.stringify(schema)}`);
+  return schema;
+}
+
+/** A database failure as the error a client sees: the service is unavailable, not broken. */
+function unavailable(error: unknown): LoomError {
+  if (error instanceof LoomError) return error;
+  return new LoomError('SERVICE_UNAVAILABLE', `database unavailable: ${(error as Error).message ?? String(error)}`);
+}
+
+export class PostgresRecordStore implements RecordStore {
+  readonly capabilities: StoreCapabilities = { backend: 'postgres', structuredQuery: true, queryPlan: 'sql', persistent: true, sharedLog: true };
+  readonly schema: string;
+  private _status: StoreStatus = 'new';
+  private pool: pg.Pool | null = null;
+  private listener: pg.Client | null = null;
+  private readonly commits: GroupCommit;
+  private readonly watchers = new Set<(sequence: number) => void>();
+  private readonly leases = new Set<AdvisoryLease>();
+  private readonly channel: string;
+
+  constructor(private readonly options: PostgresRecordStoreOptions) {
+    this.schema = checkOptions(options);
+    this.channel = `loom_commits_${this.schema}`;
+    this.commits = new GroupCommit((leaders) => this.commitBatch(leaders), options.maxBatch);
+  }
+
+  get status(): StoreStatus {
+    return this._status;
+  }
+
+  private clientConfig(): pg.ClientConfig {
+    return { connectionString: this.options.connectionString, types, options: `-c search_path=${this.schema}`, application_name: 'loom' };
+  }
+
+  async open(): Promise<void> {
+    if (this._status === 'open') return;
+    if (this._status !== 'new' && this._status !== 'closed') throw new LoomError('SERVICE_UNAVAILABLE', `record store is ${this._status}`);
+    this._status = 'opening';
+    const pool = new pg.Pool({ ...this.clientConfig(), max: this.options.poolSize ?? 10 });
+    // An idle client losing its connection must not crash the process; the next query reconnects.
+    pool.on('error', () => undefined);
+    try {
+      const client = await pool.connect();
+      try {
+        await migrate(client, this.schema);
+      } finally {
+        client.release();
+      }
+      this.pool = pool;
+      await this.listen();
+      this._status = 'open';
+    } catch (error) {
+      await pool.end().catch(() => undefined);
+      this.pool = null;
+      this._status = 'closed';
+      throw error;
+    }
+  }
+
+  /** The LISTEN connection; reconnects after a loss (watchers poll meanwhile). */
+  private async listen(): Promise<void> {
+    const client = new pg.Client(this.clientConfig());
+    client.on('error', () => undefined);
+    client.on('notification', (message) => {
+      const sequence = Number(message.payload);
+      if (Number.isSafeInteger(sequence)) for (const watcher of this.watchers) watcher(sequence);
+    });
+    client.on('end', () => {
+      if (this.listener !== client) return;
+      this.listener = null;
+      if (this._status === 'open') setTimeout(() => void this.listen().catch(() => undefined), 1000).unref();
+    });
+    await client.connect();
+    await client.query(`LISTEN ${this.channel}`);
+    this.listener = client;
+  }
+
+  async close(): Promise<void> {
+    if (this._status === 'closed' || this._status === 'new') {
+      this._status = 'closed';
+      return;
+    }
+    if (this._status === 'closing') return;
+    this._status = 'closing';
+    try {
+      await this.commits.flush();
+      await Promise.all([...this.leases].map((lease) => lease.release()));
+    } finally {
+      const listener = this.listener;
+      this.listener = null;
+      await listener?.end().catch(() => undefined);
+      await this.pool?.end().catch(() => undefined);
+      this.pool = null;
+      this._status = 'closed';
+    }
+  }
+
+  private assertOpen(): void {
+    if (this._status !== 'open') throw new LoomError('SERVICE_UNAVAILABLE', `record store is not open (${this._status})`);
+  }
+
+  private get db(): pg.Pool {
+    if (!this.pool) throw new LoomError('SERVICE_UNAVAILABLE', 'record store is not open');
+    return this.pool;
+  }
+
+  append(prepared: PreparedRecord): Promise<AppendOutcome> {
+    try {
+      this.assertOpen();
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return this.commits.submit(prepared);
+  }
+
+  appendMany(prepared: readonly PreparedRecord[]): Promise<AppendOutcome[]> {
+    try {
+      this.assertOpen();
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return Promise.all(prepared.map((p) => this.commits.submit(p)));
+  }
+
+  /** One group commit, serialised with every other server's by the head row lock. */
+  private async commitBatch(leaders: PreparedRecord[]): Promise<AppendOutcome[]> {
+    let client: pg.PoolClient;
+    try {
+      client = await this.db.connect();
+    } catch (error) {
+      throw unavailable(error);
+    }
+    let broken = false;
+    try {
+      await client.query('BEGIN');
+      const head = (await client.query<{ seq: number }>('SELECT seq FROM log_head WHERE singleton FOR UPDATE')).rows[0]!.seq;
+      const holders = new Map<string, StoredRecord>();
+      const { rows } = await client.query<RecordRow>(SELECT_SLOTS, [leaders.map((p) => p.record.actor), leaders.map((p) => p.record.thread), leaders.map((p) => p.record.clock)]);
+      for (const row of rows) {
+        const stored = rowToStored(row);
+        holders.set(clockSlotKey(stored.record), stored);
+      }
+      const outcomes: AppendOutcome[] = [];
+      const accepted: { stored: StoredRecord; namespace: string }[] = [];
+      let sequence = head;
+      for (const prepared of leaders) {
+        const holder = holders.get(clockSlotKey(prepared.record));
+        if (holder) {
+          outcomes.push(holder.record.id === prepared.record.id ? { status: 'exists', stored: holder } : { status: 'duplicate_clock', existing: holder });
+          continue;
+        }
+        const stored: StoredRecord = { sequence: ++sequence, createdAt: prepared.createdAt, record: prepared.record };
+        accepted.push({ stored, namespace: prepared.namespace });
+        outcomes.push({ status: 'inserted', stored });
+      }
+      if (accepted.length === 0) {
+        await client.query('ROLLBACK');
+        return outcomes;
+      }
+      const columns: unknown[][] = INSERT_ARRAYS.map(() => []);
+      for (const { stored, namespace } of accepted) {
+        const r = stored.record;
+        const body = JSON.stringify(r.body);
+        const values = [stored.sequence, r.id, r.thread, r.actor, r.act, r.clock, r.data_type, r.judged_by, namespace, stored.createdAt, JSON.stringify(r.parents), body, queryableBody(body)];
+        values.forEach((value, i) => columns[i]!.push(value));
+      }
+      await client.query(INSERT_RECORDS, columns);
+      const summaries = new Map<string, { count: number; first: number; last: number }>();
+      for (const { stored } of accepted) {
+        const summary = summaries.get(stored.record.thread);
+        if (summary) {
+          summary.count++;
+          summary.last = stored.sequence;
+        } else summaries.set(stored.record.thread, { count: 1, first: stored.sequence, last: stored.sequence });
+      }
+      const threads = [...summaries];
+      await client.query(UPSERT_THREADS, [threads.map(([t]) => t), threads.map(([, s]) => s.count), threads.map(([, s]) => s.first), threads.map(([, s]) => s.last)]);
+      await client.query('UPDATE log_head SET seq = $1 WHERE singleton', [sequence]);
+      // Delivered at COMMIT, to every listening server (this one included).
+      await client.query('SELECT pg_notify($1, $2)', [this.channel, String(sequence)]);
+      await client.query('COMMIT');
+      return outcomes;
+    } catch (error) {
+      broken = true;
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw unavailable(error);
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  private async rows(text: string, values: unknown[]): Promise<StoredRecord[]> {
+    try {
+      const { rows } = await this.db.query<RecordRow>(text, values);
+      return rows.map(rowToStored);
+    } catch (error) {
+      throw unavailable(error);
+    }
+  }
+
+  async get(id: string): Promise<StoredRecord | undefined> {
+    this.assertOpen();
+    if (typeof id !== 'string') throw new TypeError('id must be a string');
+    return (await this.rows(`SELECT ${RECORD_COLUMNS} FROM records WHERE id = $1`, [id]))[0];
+  }
+
+  private async page(where: string, value: string, page: PageRequest): Promise<RecordPage> {
+    this.assertOpen();
+    const after = checkCursor(page.after);
+    const limit = clampLimit(page.limit, PAGE_DEFAULT_LIMIT, PAGE_MAX_LIMIT);
+    const items = await this.rows(`SELECT ${RECORD_COLUMNS} FROM records WHERE ${where} = $1 AND seq > $2 ORDER BY seq LIMIT $3`, [value, after, limit + 1]);
+    const more = items.length > limit;
+    const pageItems = more ? items.slice(0, limit) : items;
+    return { items: pageItems, nextAfter: more && pageItems.length > 0 ? pageItems[pageItems.length - 1]!.sequence : null };
+  }
+
+  listByThread(thread: string, page: PageRequest = {}): Promise<RecordPage> {
+    return this.page('thread', thread, page);
+  }
+
+  listByActor(actor: string, page: PageRequest = {}): Promise<RecordPage> {
+    return this.page('actor', actor, page);
+  }
+
+  async changesSince(after: number, limit?: number): Promise<StoredRecord[]> {
+    this.assertOpen();
+    const cursor = checkCursor(after);
+    const max = clampLimit(limit, CHANGES_DEFAULT_LIMIT, CHANGES_MAX_LIMIT);
+    if (max === 0) return [];
+    return this.rows(`SELECT ${RECORD_COLUMNS} FROM records WHERE seq > $1 ORDER BY seq LIMIT $2`, [cursor, max]);
+  }
+
+  async watermark(): Promise<number> {
+    this.assertOpen();
+    try {
+      return (await this.db.query<{ seq: number }>('SELECT seq FROM log_head WHERE singleton')).rows[0]!.seq;
+    } catch (error) {
+      throw unavailable(error);
+    }
+  }
+
+  async listThreads(page: { after?: string; limit?: number } = {}): Promise<ThreadSummaryPage> {
+    this.assertOpen();
+    const limit = clampLimit(page.limit, PAGE_DEFAULT_LIMIT, PAGE_MAX_LIMIT);
+    let rows: { thread: string; n: number; first: number; last: number }[];
+    try {
+      rows = (
+        await this.db.query<{ thread: string; n: number; first: number; last: number }>(
+          'SELECT thread, record_count AS n, first_seq AS first, last_seq AS last FROM threads WHERE thread > $1 ORDER BY thread LIMIT $2',
+          [page.after ?? '', limit + 1],
+        )
+      ).rows;
+    } catch (error) {
+      throw unavailable(error);
+    }
+    const items = rows.map((r) => ({ thread: r.thread, recordCount: r.n, firstSequence: r.first, lastSequence: r.last }));
+    const more = items.length > limit;
+    const pageItems = more ? items.slice(0, limit) : items;
+    return { items: pageItems, nextAfter: more && pageItems.length > 0 ? pageItems[pageItems.length - 1]!.thread : null };
+  }
+
+  async query(query: ParsedQuery, options: QueryOptions = {}): Promise<QueryResult> {
+    this.assertOpen();
+    const filter: FilterNode = options.scope ? { op: 'and', nodes: [options.scope, query.filter] } : query.filter;
+    let client: pg.PoolClient;
+    try {
+      client = await this.db.connect();
+    } catch (error) {
+      throw unavailable(error);
+    }
+    let broken = false;
+    try {
+      const result = await runQuery(client, { ...query, filter });
+      return { ...result, capped: query.offset + result.items.length < result.matchedTotal };
+    } catch (error) {
+      broken = !(error instanceof LoomError) && !(error instanceof TypeError);
+      throw error instanceof TypeError ? error : unavailable(error);
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  /** Refreshes the planner's statistics and reclaims dead rows (VACUUM cannot run in a transaction, so through the pool). */
+  async optimize(): Promise<string> {
+    this.assertOpen();
+    const started = Date.now();
+    await this.db.query('VACUUM (ANALYZE) records, threads');
+    return `postgres: VACUUM (ANALYZE) of records and threads in ${Date.now() - started} ms`;
+  }
+
+  watchCommits(listener: (sequence: number) => void): () => void {
+    this.watchers.add(listener);
+    return () => this.watchers.delete(listener);
+  }
+
+  lease(name: string, onChange: (held: boolean) => void): StoreLease {
+    this.assertOpen();
+    const lease = new AdvisoryLease(this.clientConfig(), `loom:${this.schema}:${name}`, this.options.leaseCheckMs ?? 1000, onChange, () => this.leases.delete(lease));
+    this.leases.add(lease);
+    lease.start();
+    return lease;
+  }
+}
+
+export type { LoomRecord };
