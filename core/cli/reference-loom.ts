@@ -15,6 +15,7 @@ import type { PluginRegistration } from '../plugin/plugin.js';
 import type { RecordStore } from '../../storage/contract/record-store.js';
 import { LevelRecordStore } from '../../storage/level/index.js';
 import { SqliteRecordStore } from '../../storage/sqlite/index.js';
+import { PostgresRecordStore } from '../../storage/postgres/index.js';
 import { ledgerPlugin } from '../../plugins/ledger/index.js';
 import { authPlugin, type AuthOptions } from '../../plugins/auth/index.js';
 import { openapiPlugin } from '../../openapi/openapi-plugin.js';
@@ -27,7 +28,7 @@ import { createDataPlanePlugin, type DataPlaneOptions } from '../../plugins/data
 import { createTrustPlugin } from '../../plugins/trust/index.js';
 import { createFederationPlugin, InstanceKey, instanceKeyDir, type FederationOptions } from '../../plugins/federation/index.js';
 
-export const STORE_BACKENDS = ['sqlite', 'level'] as const;
+export const STORE_BACKENDS = ['sqlite', 'level', 'postgres'] as const;
 export type StoreBackend = (typeof STORE_BACKENDS)[number];
 
 export interface ReferenceLoomOptions extends Omit<LoomOptions, 'store' | 'plugins' | 'dataDir' | 'storeBackends'> {
@@ -56,10 +57,18 @@ export interface ReferenceLoomOptions extends Omit<LoomOptions, 'store' | 'plugi
   readonly federation?: Partial<FederationOptions> | false;
   /** `full` fsyncs every commit (survives power loss); `normal` survives process crashes. @default 'full' */
   readonly durability?: 'full' | 'normal';
+  /** The PostgreSQL database of `storage: 'postgres'` (libpq URL); its schema `databaseSchema`. */
+  readonly databaseUrl?: string;
+  /** @default 'loom' */
+  readonly databaseSchema?: string;
 }
 
-function openStore(storage: StoreBackend, dataDir: string, durability: 'full' | 'normal'): RecordStore {
+function openStore(storage: StoreBackend, dataDir: string, durability: 'full' | 'normal', database: { url?: string; schema?: string }): RecordStore {
   switch (storage) {
+    case 'postgres':
+      if (!database.url) throw new Error('storage postgres needs a database URL (--database-url or LOOM_DATABASE_URL)');
+      // Durability is the database server's (synchronous_commit): a commit is acknowledged once PostgreSQL has it.
+      return new PostgresRecordStore({ connectionString: database.url, ...(database.schema ? { schema: database.schema } : {}) });
     case 'sqlite':
       return new SqliteRecordStore({ path: join(dataDir, 'loom.sqlite'), durability });
     case 'level':
@@ -85,11 +94,11 @@ export async function persistedInstanceDid(dataDir: string): Promise<string> {
 }
 
 export async function createReferenceLoom(options: ReferenceLoomOptions = {}): Promise<Loom> {
-  const { storage = 'sqlite', plugins = [], ledger, auth, durability, rules, fleet, data, clock, federation = false, ...rest } = options;
+  const { storage = 'sqlite', plugins = [], ledger, auth, durability, rules, fleet, data, clock, federation = false, databaseUrl, databaseSchema, ...rest } = options;
   const dataDir = resolvePath(options.dataDir ?? './data');
   await mkdir(dataDir, { recursive: true });
   const key = federation === false ? null : await InstanceKey.loadOrCreate(instanceKeyDir(dataDir));
-  const store = typeof storage === 'string' ? openStore(storage, dataDir, durability ?? 'full') : storage;
+  const store = typeof storage === 'string' ? openStore(storage, dataDir, durability ?? 'full', { url: databaseUrl, schema: databaseSchema }) : storage;
   return createLoom({
     ...rest,
     store,

@@ -9,17 +9,21 @@ import { jsonLogger, type LogLevel } from '../plugin/logger.js';
 import { LOOM_VERSION } from '../server/version.js';
 import { CliError } from './cli-error.js';
 
-export const SERVE_USAGE = `loom serve [--port 9100] [--host 127.0.0.1] [--storage sqlite|level] [--data-dir ./data]
+export const SERVE_USAGE = `loom serve [--port 9100] [--host 127.0.0.1] [--storage sqlite|level|postgres] [--data-dir ./data]
+           [--database-url postgres://… [--database-schema loom]]
            [--insecure-localhost] [--log-level debug|info|warn|error] [--durability full|normal]
            [--federation [--federation-domain example.com] [--no-strict]]
+
+  --storage postgres   keep the log in PostgreSQL (--database-url); several servers, each with its own
+                       --data-dir (plugin state, fold checkpoints, identity), may serve one database
 
   --federation         serve /v1/sync/* and a signed federation manifest; the instance DID becomes
                        the did:key of an Ed25519 key kept in <data-dir>/plugins/federation/instance-key
   --federation-domain  also answer as did:web:<domain> (serves /.well-known/did.json)
   --no-strict          accept peer manifests whose signature expired (every other check stays)
 
-  Environment: LOOM_PORT, LOOM_HOST, LOOM_STORAGE, LOOM_DATA_DIR, LOOM_LOG_LEVEL, LOOM_FEDERATION=1,
-  LOOM_FEDERATION_DOMAIN, LOOM_PUBLIC_URL (flags win).`;
+  Environment: LOOM_PORT, LOOM_HOST, LOOM_STORAGE, LOOM_DATA_DIR, LOOM_DATABASE_URL, LOOM_DATABASE_SCHEMA,
+  LOOM_LOG_LEVEL, LOOM_FEDERATION=1, LOOM_FEDERATION_DOMAIN, LOOM_PUBLIC_URL (flags win).`;
 
 export async function serveCommand(argv: string[]): Promise<void> {
   const { values } = parseArgs({
@@ -29,6 +33,8 @@ export async function serveCommand(argv: string[]): Promise<void> {
       host: { type: 'string' },
       storage: { type: 'string' },
       'data-dir': { type: 'string' },
+      'database-url': { type: 'string' },
+      'database-schema': { type: 'string' },
       'insecure-localhost': { type: 'boolean', default: false },
       'log-level': { type: 'string' },
       durability: { type: 'string' },
@@ -52,6 +58,10 @@ export async function serveCommand(argv: string[]): Promise<void> {
   const durability = values.durability ?? 'full';
   if (durability !== 'full' && durability !== 'normal') throw new CliError('--durability must be full or normal');
   const dataDir = values['data-dir'] ?? process.env['LOOM_DATA_DIR'] ?? './data';
+  const databaseUrl = values['database-url'] ?? process.env['LOOM_DATABASE_URL'];
+  const databaseSchema = values['database-schema'] ?? process.env['LOOM_DATABASE_SCHEMA'];
+  if (storage === 'postgres' && !databaseUrl) throw new CliError('--storage postgres needs --database-url (or LOOM_DATABASE_URL), e.g. postgres://loom@127.0.0.1:5432/loom');
+  if (storage !== 'postgres' && (values['database-url'] !== undefined || values['database-schema'] !== undefined)) throw new CliError('--database-url and --database-schema need --storage postgres');
   const insecure = values['insecure-localhost'] === true;
   const host = insecure ? '127.0.0.1' : (values.host ?? process.env['LOOM_HOST'] ?? '127.0.0.1');
   const log = jsonLogger({ level });
@@ -63,6 +73,7 @@ export async function serveCommand(argv: string[]): Promise<void> {
   const loom = await createReferenceLoom({
     storage,
     dataDir,
+    ...(storage === 'postgres' ? { databaseUrl, ...(databaseSchema ? { databaseSchema } : {}) } : {}),
     port,
     host,
     insecureLocalhost: insecure,

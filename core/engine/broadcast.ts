@@ -7,6 +7,14 @@
  * - subscriptions are async iterators with a bounded buffer. A slow subscriber
  *   never blocks ingest: when its buffer overflows it drops the buffer and
  *   catches up from the store by sequence number, so it never misses a record.
+ *
+ * Records reach the bus one of two ways. With a log only this process writes,
+ * ingest publishes each record the moment its append resolves (`committed`).
+ * With a shared log (several servers on one database, `followStore`), the
+ * bus publishes from the store's changes feed instead, every server's
+ * records alike, woken by the store's commit hints and a poll, and ingest
+ * answers once the bus has published its record: folds, watchers and loops
+ * see every record of the log in sequence order on every server.
  */
 import type { RecordStore } from '../../storage/contract/record-store.js';
 import type { StoredRecord } from '../../storage/contract/stored-record.js';
@@ -28,13 +36,105 @@ export interface Subscription extends AsyncIterableIterator<StoredRecord> {
   close(): void;
 }
 
+/** How often a following bus polls the store when no commit hint arrives (a lost NOTIFY, a reconnect). */
+const FOLLOW_POLL_MS = 1000;
+const FOLLOW_RETRY_MS = 500;
+
 export class RecordBus {
   private readonly inline = new Set<InlineListener>();
   private readonly subscriptions = new Set<BusSubscription>();
   private lastPublished = 0;
   private onError: (error: unknown) => void = () => {};
+  /** Shared logs: the highest sequence known committed, the pull in flight, ingest callers waiting for publication. */
+  private follow: { target: number; pulling: boolean; waiters: Array<{ sequence: number; resolve: () => void }>; timer: NodeJS.Timeout | null; unwatch: () => void } | null = null;
 
   constructor(private readonly store: RecordStore) {}
+
+  /** Whether records come from the store's feed (a shared log) rather than from this process's appends. */
+  get following(): boolean {
+    return this.follow !== null;
+  }
+
+  /** Shared logs: publish from the store's changes feed from now on (after `startAt`). */
+  followStore(): void {
+    if (this.follow) return;
+    const unwatch = this.store.watchCommits?.((sequence) => this.noteCommitted(sequence)) ?? (() => {});
+    this.follow = { target: this.lastPublished, pulling: false, waiters: [], timer: null, unwatch };
+    this.schedulePoll(FOLLOW_POLL_MS);
+  }
+
+  private schedulePoll(delay: number): void {
+    const follow = this.follow;
+    if (!follow) return;
+    if (follow.timer) clearTimeout(follow.timer);
+    follow.timer = setTimeout(() => {
+      follow.timer = null;
+      this.store.watermark().then(
+        (head) => this.noteCommitted(head),
+        (error: unknown) => this.onError(error),
+      );
+      this.schedulePoll(FOLLOW_POLL_MS);
+    }, delay);
+    follow.timer.unref();
+  }
+
+  /** Records up to `sequence` are committed (a hint from the store or this process's own append). */
+  private noteCommitted(sequence: number): void {
+    const follow = this.follow;
+    if (!follow) return;
+    if (sequence > follow.target) follow.target = sequence;
+    if (!follow.pulling && follow.target > this.lastPublished) void this.pull(follow);
+  }
+
+  /** Publishes the store's records after the bus position, in pages, up to the target. */
+  private async pull(follow: NonNullable<RecordBus['follow']>): Promise<void> {
+    follow.pulling = true;
+    try {
+      while (this.follow === follow && this.lastPublished < follow.target) {
+        const page = await this.store.changesSince(this.lastPublished, 1000);
+        if (this.follow !== follow) return;
+        // A hint ahead of what is visible yet: the poll comes back for it.
+        if (page.length === 0) break;
+        const fresh = page.filter((stored) => stored.sequence > this.lastPublished);
+        this.publish(fresh);
+        this.settleFollowers(follow);
+      }
+    } catch (error) {
+      this.onError(error);
+      if (this.follow === follow) setTimeout(() => this.noteCommitted(0), FOLLOW_RETRY_MS).unref();
+    } finally {
+      follow.pulling = false;
+    }
+    if (this.follow === follow && follow.target > this.lastPublished && !follow.pulling) void this.pull(follow);
+  }
+
+  private settleFollowers(follow: NonNullable<RecordBus['follow']>): void {
+    if (follow.waiters.length === 0) return;
+    const still: typeof follow.waiters = [];
+    for (const waiter of follow.waiters) {
+      if (waiter.sequence <= this.lastPublished) waiter.resolve();
+      else still.push(waiter);
+    }
+    follow.waiters = still;
+  }
+
+  /**
+   * Ingest's call once records (in sequence order) are committed. A local
+   * log: publishes them now, synchronously, so records are published in
+   * sequence order. A shared log: resolves once the bus has published
+   * through the last of them (with every record of other servers before it).
+   */
+  committed(records: readonly StoredRecord[]): void | Promise<void> {
+    if (records.length === 0) return;
+    const follow = this.follow;
+    if (!follow) return this.publish(records);
+    const sequence = records[records.length - 1]!.sequence;
+    if (sequence <= this.lastPublished) return;
+    return new Promise<void>((resolve) => {
+      follow.waiters.push({ sequence, resolve });
+      this.noteCommitted(sequence);
+    });
+  }
 
   /** Sequence of the last record published. */
   get position(): number {
@@ -74,8 +174,15 @@ export class RecordBus {
     return subscription;
   }
 
-  /** Ends every subscription (at shutdown). */
+  /** Ends every subscription (at shutdown), and stops following the store. */
   closeAll(): void {
+    const follow = this.follow;
+    if (follow) {
+      this.follow = null;
+      follow.unwatch();
+      if (follow.timer) clearTimeout(follow.timer);
+      for (const waiter of follow.waiters) waiter.resolve();
+    }
     for (const subscription of [...this.subscriptions]) subscription.close();
   }
 }

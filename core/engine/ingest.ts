@@ -131,7 +131,10 @@ export class Ingestor {
 
   async ingest(context: IngestContext, input: unknown): Promise<IngestResult> {
     const prepared = await this.prepare(context, input);
-    return this.settle(await this.deps.store.append(prepared));
+    const result = this.settle(await this.deps.store.append(prepared));
+    // Synchronously, with no await since the append resolved, so a local log publishes in sequence order.
+    if (result.created) await this.deps.bus.committed([result.stored]);
+    return result;
   }
 
   /**
@@ -152,7 +155,7 @@ export class Ingestor {
     const valid = prepared.filter((p): p is PreparedRecord => !(p instanceof LoomError));
     const outcomes = await this.deps.store.appendMany(valid);
     let next = 0;
-    return prepared.map((p) => {
+    const results = prepared.map((p) => {
       if (p instanceof LoomError) return p;
       try {
         return this.settle(outcomes[next++]!);
@@ -160,13 +163,14 @@ export class Ingestor {
         return error as LoomError;
       }
     });
+    const created = results.filter((r): r is IngestResult => !(r instanceof LoomError) && r.created).map((r) => r.stored);
+    await this.deps.bus.committed(created.sort((a, b) => a.sequence - b.sequence));
+    return results;
   }
 
   private settle(outcome: AppendOutcome): IngestResult {
     switch (outcome.status) {
       case 'inserted':
-        // Synchronously, with no await since the append resolved, so records are published in sequence order.
-        this.deps.bus.publish([outcome.stored]);
         return { stored: outcome.stored, created: true };
       case 'exists':
         return { stored: outcome.stored, created: false };

@@ -15,7 +15,7 @@ import type { AnyFold } from '../folds/fold.js';
 import { namespaceRegistryFold, type NamespaceRegistry } from '../folds/namespace-registry.js';
 import { threadStateFold } from '../folds/thread-state.js';
 import type { Sha256Hex } from '../records/sha256.js';
-import type { RecordStore } from '../../storage/contract/record-store.js';
+import type { RecordStore, StoreLease } from '../../storage/contract/record-store.js';
 import { token } from '../di/token.js';
 import { RecordBus } from './broadcast.js';
 import { EngineConfigService } from './engine-config.js';
@@ -24,6 +24,9 @@ import { FoldEngine, type FoldReplayReport } from './fold-engine.js';
 import { Ingestor } from './ingest.js';
 import { nodeSha256Hex } from './native-hash.js';
 import { RecordReader } from './record-reader.js';
+
+/** The lease under which one server of a shared log runs the singleton loops. */
+const LEADER_LEASE = 'engine-leader';
 
 export interface LoomEngineOptions {
   readonly store: RecordStore;
@@ -50,9 +53,14 @@ export class LoomEngine {
   private readonly policies: ReadPolicy[] = [];
   private state: 'new' | 'started' | 'stopped' = 'new';
   private loopsRunning = false;
+  private leaderLease: StoreLease | null = null;
+  private leadership: Promise<void> = Promise.resolve();
+  private singletonsRunning = false;
+  private readonly onError: (error: unknown, context: string) => void;
 
   constructor(options: LoomEngineOptions) {
     const onError = options.onError ?? (() => {});
+    this.onError = onError;
     this.store = options.store;
     this.bus = new RecordBus(this.store);
     this.bus.reportErrorsTo((error) => onError(error, 'broadcast listener failed'));
@@ -97,23 +105,54 @@ export class LoomEngine {
     this.configTopics.freeze();
     if (this.store.status !== 'open') await this.store.open();
     this.bus.startAt(await this.store.watermark());
+    // Several servers on one log: every server's records reach this process through the store.
+    if (this.store.capabilities.sharedLog) this.bus.followStore();
     await this.folds.start();
     this.config.start();
     this.state = 'started';
   }
 
-  /** Starts the loops (after the plugins' start hooks ran). */
+  /**
+   * Whether this server runs the singleton loops: always with a log of its
+   * own; with a shared log, while it holds the store's leader lease.
+   */
+  get leader(): boolean {
+    return this.leaderLease ? this.leaderLease.held : true;
+  }
+
+  /** Starts the loops (after the plugins' start hooks ran); singleton loops only on the leader. */
   async startLoops(): Promise<void> {
     if (this.loopsRunning) return;
     this.loopsRunning = true;
-    for (const loop of this.loops) await loop.start();
+    for (const loop of this.loops) if (!loop.singleton || !this.store.capabilities.sharedLog || !this.store.lease) await loop.start();
+    if (this.store.capabilities.sharedLog && this.store.lease && this.loops.some((loop) => loop.singleton)) {
+      this.leaderLease = this.store.lease(LEADER_LEASE, (held) => {
+        // Transitions run one after another: a loop stops (its run in flight finished) before it can start again.
+        this.leadership = this.leadership.then(() => this.setSingletons(held)).catch((error: unknown) => this.onError(error, 'leadership change failed'));
+      });
+    }
+  }
+
+  private async setSingletons(held: boolean): Promise<void> {
+    if (held === this.singletonsRunning || (held && !this.loopsRunning)) return;
+    this.singletonsRunning = held;
+    const singletons = this.loops.filter((loop) => loop.singleton);
+    if (held) for (const loop of singletons) await loop.start();
+    else for (const loop of singletons.reverse()) await loop.stop();
   }
 
   /** Stops the loops (awaiting their runs in flight); called before the plugins' stop hooks. */
   async stopLoops(): Promise<void> {
     if (!this.loopsRunning) return;
     this.loopsRunning = false;
-    for (const loop of [...this.loops].reverse()) await loop.stop();
+    const lease = this.leaderLease;
+    this.leaderLease = null;
+    if (lease) {
+      await lease.release();
+      await this.leadership;
+      await this.setSingletons(false);
+    }
+    for (const loop of [...this.loops].reverse()) if (!loop.singleton || !lease) await loop.stop();
   }
 
   /** Stops loops if still running, ends subscriptions, flushes and closes the store. */

@@ -120,8 +120,8 @@ export function createRulesPlugin(hooks: RulesHooks = {}): LoomPlugin<typeof Rul
       });
       const scheduler = new Scheduler({ dispatcher, governor, maintenance, telemetry, log: scope.log, triggers, now, onError });
       const drift = new DriftDetector(folds, dispatcher, scope.log, now);
-      const schedulerLoop = new IntervalLoop('rules.scheduler', options.schedulerIntervalMs, () => scheduler.step(), onError);
-      const tickLoop = new IntervalLoop('rules.tick', options.tickIntervalMs, () => drift.step(), onError);
+      const schedulerLoop = new IntervalLoop('rules.scheduler', options.schedulerIntervalMs, () => scheduler.step(), onError, false, true);
+      const tickLoop = new IntervalLoop('rules.tick', options.tickIntervalMs, () => drift.step(), onError, false, true);
 
       const store = resolve(scope.container, RecordStore);
       maintenance.register(

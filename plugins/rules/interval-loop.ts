@@ -20,6 +20,8 @@ export class IntervalLoop implements EngineLoop {
     private readonly onError: (context: string, error: unknown) => void,
     /** Run once right after start (the heartbeat announces itself at once). */
     private readonly runAtStart = false,
+    /** One server at a time when several share the log (see EngineLoop.singleton). */
+    readonly singleton = false,
   ) {}
 
   get interval(): number {

@@ -59,6 +59,7 @@ export function reconcileSkips(record: LoomRecord): boolean {
 
 export class ReconcileLoop implements EngineLoop {
   readonly name = 'rules.reconcile';
+  readonly singleton = true;
   private subscription: Subscription | null = null;
   private puller: Promise<void> | null = null;
   private checkpointTimer: NodeJS.Timeout | null = null;

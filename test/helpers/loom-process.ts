@@ -26,7 +26,7 @@ export interface LoomProcess {
 }
 
 export interface LoomProcessOptions {
-  readonly storage?: 'sqlite' | 'level';
+  readonly storage?: 'sqlite' | 'level' | 'postgres';
   /** Reuse a data directory (a restart). */
   readonly dataDir?: string;
   readonly args?: readonly string[];
