@@ -11,6 +11,8 @@
 import type { RecordStore } from '../storage/contract/record-store.js';
 import { LevelRecordStore } from '../storage/level/level-record-store.js';
 import { SqliteRecordStore } from '../storage/sqlite/sqlite-record-store.js';
+import { PostgresRecordStore } from '../storage/postgres/postgres-record-store.js';
+import { postgresUnavailable, ThrowawayCluster } from '../storage/postgres/throwaway-cluster.js';
 import { loadDataset, sampleDatasetIds } from './support/dataset.js';
 import {
   fmt,
@@ -29,7 +31,7 @@ import {
 } from './support/harness.js';
 import { datasetThreadsWithAtLeast, threadId } from './support/records.js';
 
-type Driver = 'sqlite' | 'level';
+type Driver = 'sqlite' | 'level' | 'postgres';
 
 // Not scaled below 10k: the dataset layout needs 10k records for 100 threads of ≥ 100 records.
 const SMALL = 10_000;
@@ -158,6 +160,10 @@ async function settleCompactions(store: RecordStore): Promise<number> {
 }
 
 function openStore(driver: Driver, path: string): RecordStore {
+  if (driver === 'postgres') {
+    // One schema per size in the benchmark's throwaway cluster (BENCH_DATABASE_URL, set by run()).
+    return new PostgresRecordStore({ connectionString: process.env['BENCH_DATABASE_URL']!, schema: path.endsWith('small') ? 'read_small' : 'read_large' });
+  }
   // Loading speed does not change what is read; 'normal' skips an fsync per batch.
   return driver === 'sqlite' ? new SqliteRecordStore({ path: `${path}.sqlite`, durability: 'normal' }) : new LevelRecordStore({ path, durability: 'normal' });
 }
@@ -178,7 +184,7 @@ async function driverPhase({ driver }: { driver: Driver }): Promise<DriverValue>
     if (settled > 3) log(`    [${driver}] waited ${fmt(settled, 1)} s for compactions to settle`);
   }
   if ((await largeStore.watermark()) !== LARGE) throw new Error(`watermark ${await largeStore.watermark()} after loading ${LARGE}`);
-  const random = seededRandom(driver === 'sqlite' ? 1 : 2);
+  const random = seededRandom(driver === 'sqlite' ? 1 : driver === 'level' ? 2 : 3);
   const sizes = [new SizedStore(smallStore, SMALL, random), new SizedStore(largeStore, LARGE, random)];
   for (const size of sizes) await size.warmUp();
   // Interleaved rounds, alternating which size goes first, so drift in the machine's speed
@@ -200,7 +206,11 @@ async function run() {
   const checks: Check[] = [];
   const figures: Record<string, unknown> = { small: SMALL, large: LARGE, gets: GETS, pages: PAGES };
   let childPeak = 0;
-  for (const driver of ['sqlite', 'level'] as const) {
+  const unavailable = postgresUnavailable();
+  const cluster = unavailable ? null : await ThrowawayCluster.start();
+  if (cluster) process.env['BENCH_DATABASE_URL'] = await cluster.createDatabase('read_scaling');
+  else log(`    postgres: skipped (${unavailable})`);
+  for (const driver of cluster ? (['sqlite', 'level', 'postgres'] as const) : (['sqlite', 'level'] as const)) {
     log(`\n  ${driver}:`);
     const { value, peakRssMb } = await runPhaseInChild<DriverValue>(import.meta.url, 'driver', { driver }, PHASE_TIMEOUT_MS);
     childPeak = Math.max(childPeak, peakRssMb);
@@ -219,11 +229,12 @@ async function run() {
     );
     figures[driver] = { ...value, get_ratio: round(getRatio, 3), page_ratio: round(pageRatio, 3), peak_rss_mb: peakRssMb };
   }
+  await cluster?.stop();
   return {
     figures,
     checks,
     childPeakRssMb: childPeak,
-    notes: ['Each size is its own store, loaded through appendMany, closed and reopened (LevelDB: then left until its compactions settle) and warmed up; the two are then measured in 10 interleaved rounds. The files sit in the OS page cache, as on a warm server.'],
+    notes: ['PostgreSQL: a throwaway cluster (initdb, fsync on, shared_buffers 128 MB) on this machine, one schema per size, reached over 127.0.0.1.', 'Each size is its own store, loaded through appendMany, closed and reopened (LevelDB: then left until its compactions settle) and warmed up; the two are then measured in 10 interleaved rounds. The files sit in the OS page cache, as on a warm server.'],
   };
 }
 

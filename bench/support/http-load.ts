@@ -28,9 +28,11 @@ export interface ServerReport {
 
 export interface LoomServerOptions {
   readonly durability: 'full' | 'normal';
-  readonly storage: 'sqlite' | 'level';
+  readonly storage: 'sqlite' | 'level' | 'postgres';
   /** The auth plugin's `required` option. @default false */
   readonly authRequired?: boolean;
+  /** The database of storage 'postgres'. */
+  readonly databaseUrl?: string;
 }
 
 /**
@@ -38,12 +40,12 @@ export interface LoomServerOptions {
  * directory, port 0, silent logger; sends `ready` with its URL, serves until
  * the parent sends `stop`, then reports its stored record count and peak RSS.
  */
-export async function loomServer({ durability, storage, authRequired = false }: LoomServerOptions): Promise<ServerReport> {
+export async function loomServer({ durability, storage, authRequired = false, databaseUrl }: LoomServerOptions): Promise<ServerReport> {
   await import('reflect-metadata');
   const { createReferenceLoom } = await import('../../core/cli/reference-loom.js');
   const { silentLogger } = await import('../../core/plugin/logger.js');
   const dataDir = makeTempDir('http-loom');
-  const loom = await createReferenceLoom({ dataDir, port: 0, logger: silentLogger, durability, storage, auth: { required: authRequired } });
+  const loom = await createReferenceLoom({ dataDir, port: 0, logger: silentLogger, durability, storage, auth: { required: authRequired }, ...(databaseUrl ? { databaseUrl } : {}) });
   const url = await loom.start();
   const storedAtReady = await loom.engine.store.watermark();
   const cpuAtReady = process.cpuUsage();
@@ -77,11 +79,11 @@ export function nextBody(): string {
 }
 
 /** autocannon: CONNECTIONS connections POSTing a fresh body to `url + path` for `duration` seconds. */
-export function load(url: string, duration: number, headers: Record<string, string> = {}, path = INGEST_PATH): Promise<Result> {
+export function load(url: string, duration: number, headers: Record<string, string> = {}, path = INGEST_PATH, connections = CONNECTIONS): Promise<Result> {
   return Promise.resolve(
     autocannon({
       url: url + path,
-      connections: CONNECTIONS,
+      connections,
       duration,
       timeout: 30,
       method: 'POST',
