@@ -112,7 +112,7 @@ export function createFederationPlugin(hooks: FederationHooks) {
       // The manifest is signed at start and re-signed when a quarter of its lifetime is left.
       const ttlMs = options.manifestTtlSeconds * 1000;
       const unsigned = () =>
-        buildFederationManifest({ did: key.did, version: info.version, federationProtocolVersion: FEDERATION_PROTOCOL_VERSION, baseUrl: options.baseUrl, kinds: [], namespaces: [...new Set(consent.list(now()).map((grant) => grant.sourceNamespace))] });
+        buildFederationManifest({ did: key.did, version: info.version, federationProtocolVersion: FEDERATION_PROTOCOL_VERSION, baseUrl: options.baseUrl, kinds: [], namespaces: [...new Set(consent.inForce(now()).map((grant) => grant.source_namespace))] });
       let manifest = signManifest(key, unsigned(), { now: now(), ttlMs });
       scope.describe('discovery', 'federation_manifest', () => {
         if (manifestNeedsResign(manifest, now(), ttlMs)) manifest = signManifest(key, unsigned(), { now: now(), ttlMs });

@@ -14,16 +14,14 @@
  * cannot be bound for the same reason. Every leaf is two-valued (COALESCE
  * to false), so SQL's NOT is the reference's `!`.
  */
-import { NUMBER_COLUMNS, type FieldRef, type FilterColumn, type FilterNode, type Scalar } from '../contract/query/filter-ast.js';
-import { FALSE, TRUE, joinSql, notSql, pathArray, sql, unbindable, type SqlFragment } from './sql-fragment.js';
+import { NUMBER_COLUMNS, type FilterColumn, type FilterNode, type Scalar } from '../contract/query/filter-ast.js';
+import { combineFilters, compileFilterWith, exactFilter, negateFilter, type FilterSql as SharedFilterSql, type LeafCompilers } from '../contract/query/sql-filter.js';
+import { FALSE, TRUE, TRUTH, joinSql, notSql, pathArray, sql, unbindable, type PgValue, type SqlFragment } from './sql-fragment.js';
 
-export interface FilterSql {
-  readonly sure: SqlFragment;
-  readonly possible: SqlFragment;
-  readonly exact: boolean;
-}
+export type FilterSql = SharedFilterSql<PgValue>;
 
-const exact = (fragment: SqlFragment): FilterSql => ({ sure: fragment, possible: fragment, exact: true });
+const exact = (fragment: SqlFragment): FilterSql => exactFilter(fragment);
+const combine = (parts: readonly FilterSql[], operator: 'AND' | 'OR'): FilterSql => combineFilters(TRUTH, parts, operator);
 
 export const COLUMN_SQL: Readonly<Record<FilterColumn, string>> = {
   id: 'id',
@@ -177,37 +175,12 @@ function compileExists(node: FilterNode & { op: 'exists' }): FilterSql {
   }
   const { guard, value: at } = member(field.path);
   const present = bodyPredicate(joinSql([guard, sql(`${at.sql} IS NOT NULL`, ...at.params)], 'AND'));
-  return node.exists ? present : { sure: notSql(present.possible), possible: notSql(present.sure), exact: false };
+  return node.exists ? present : negateFilter(present);
 }
 
-function combine(parts: readonly FilterSql[], operator: 'AND' | 'OR'): FilterSql {
-  const sure = joinSql(parts.map((p) => p.sure), operator);
-  if (parts.every((p) => p.exact)) return exact(sure);
-  return { sure, possible: joinSql(parts.map((p) => p.possible), operator), exact: false };
-}
+/** PostgreSQL's leaves; the connectives are storage/contract/query/sql-filter.ts's. */
+const LEAVES: LeafCompilers<PgValue> = { truth: TRUTH, compare: compileCompare, in: compileIn, like: compileLike, regex: compileRegex, exists: compileExists };
 
 export function compileFilter(node: FilterNode): FilterSql {
-  switch (node.op) {
-    case 'and':
-      return combine(node.nodes.map(compileFilter), 'AND');
-    case 'or':
-      return combine(node.nodes.map(compileFilter), 'OR');
-    case 'not': {
-      const inner = compileFilter(node.node);
-      if (inner.exact) return exact(notSql(inner.sure));
-      return { sure: notSql(inner.possible), possible: notSql(inner.sure), exact: false };
-    }
-    case 'compare':
-      return compileCompare(node);
-    case 'in':
-      return compileIn(node);
-    case 'like':
-      return compileLike(node);
-    case 'regex':
-      return compileRegex(node);
-    case 'exists':
-      return compileExists(node);
-  }
+  return compileFilterWith(LEAVES, node);
 }
-
-export type { FieldRef };

@@ -43,6 +43,7 @@ import {
   type ThreadSummaryPage,
 } from '../contract/record-store.js';
 import { clockSlotKey, type AppendOutcome, type PreparedRecord, type StoredRecord } from '../contract/stored-record.js';
+import { threadDeltas } from '../contract/thread-summaries.js';
 import { AdvisoryLease } from './advisory-lease.js';
 import { migrate } from './migrations.js';
 import { queryableBody, RECORD_COLUMNS, rowToStored, type RecordRow } from './record-row.js';
@@ -92,9 +93,19 @@ const INSERT_RECORDS = `INSERT INTO records (${INSERT_COLUMNS})
 const SELECT_SLOTS = `SELECT ${RECORD_COLUMNS.split(', ').map((c) => `r.${c}`).join(', ')} FROM records r
   JOIN unnest($1::text[], $2::text[], $3::bigint[]) AS s(actor, thread, clock) ON r.actor = s.actor AND r.thread = s.thread AND r.clock = s.clock`;
 
-const UPSERT_THREADS = `INSERT INTO threads (thread, record_count, first_seq, last_seq)
-  SELECT * FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[])
-  ON CONFLICT (thread) DO UPDATE SET record_count = threads.record_count + excluded.record_count, last_seq = excluded.last_seq`;
+/**
+ * Everything a commit writes, in one statement (one round trip while the
+ * head is locked): the records, the thread summaries, the new head, and the
+ * NOTIFY that PostgreSQL delivers at COMMIT.
+ */
+const WRITE_BATCH = `WITH inserted AS (${INSERT_RECORDS}),
+  summarised AS (
+    INSERT INTO threads (thread, record_count, first_seq, last_seq)
+    SELECT * FROM unnest($14::text[], $15::bigint[], $16::bigint[], $17::bigint[])
+    ON CONFLICT (thread) DO UPDATE SET record_count = threads.record_count + excluded.record_count, last_seq = excluded.last_seq
+  ),
+  advanced AS (UPDATE log_head SET seq = $18 WHERE singleton)
+  SELECT pg_notify($19, $18::text)`;
 
 function checkOptions(options: PostgresRecordStoreOptions): string {
   if (typeof options.connectionString !== 'string' || options.connectionString.length === 0) throw new TypeError('connectionString must be a non-empty string');
@@ -225,7 +236,19 @@ export class PostgresRecordStore implements RecordStore {
   }
 
   /** One group commit, serialised with every other server's by the head row lock. */
-  private async commitBatch(leaders: PreparedRecord[]): Promise<AppendOutcome[]> {
+  private commitBatch(leaders: PreparedRecord[]): Promise<AppendOutcome[]> {
+    return this.withClient(async (client) => {
+      try {
+        return await this.commitInTransaction(client, leaders);
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw error;
+      }
+    });
+  }
+
+  /** A pooled connection for `work`; one that failed mid-work is discarded rather than reused, and a database failure answers 503. */
+  private async withClient<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     let client: pg.PoolClient;
     try {
       client = await this.db.connect();
@@ -234,61 +257,55 @@ export class PostgresRecordStore implements RecordStore {
     }
     let broken = false;
     try {
-      await client.query('BEGIN');
-      const head = (await client.query<{ seq: number }>('SELECT seq FROM log_head WHERE singleton FOR UPDATE')).rows[0]!.seq;
-      const holders = new Map<string, StoredRecord>();
-      const { rows } = await client.query<RecordRow>(SELECT_SLOTS, [leaders.map((p) => p.record.actor), leaders.map((p) => p.record.thread), leaders.map((p) => p.record.clock)]);
-      for (const row of rows) {
-        const stored = rowToStored(row);
-        holders.set(clockSlotKey(stored.record), stored);
-      }
-      const outcomes: AppendOutcome[] = [];
-      const accepted: { stored: StoredRecord; namespace: string }[] = [];
-      let sequence = head;
-      for (const prepared of leaders) {
-        const holder = holders.get(clockSlotKey(prepared.record));
-        if (holder) {
-          outcomes.push(holder.record.id === prepared.record.id ? { status: 'exists', stored: holder } : { status: 'duplicate_clock', existing: holder });
-          continue;
-        }
-        const stored: StoredRecord = { sequence: ++sequence, createdAt: prepared.createdAt, record: prepared.record };
-        accepted.push({ stored, namespace: prepared.namespace });
-        outcomes.push({ status: 'inserted', stored });
-      }
-      if (accepted.length === 0) {
-        await client.query('ROLLBACK');
-        return outcomes;
-      }
-      const columns: unknown[][] = INSERT_ARRAYS.map(() => []);
-      for (const { stored, namespace } of accepted) {
-        const r = stored.record;
-        const body = JSON.stringify(r.body);
-        const values = [stored.sequence, r.id, r.thread, r.actor, r.act, r.clock, r.data_type, r.judged_by, namespace, stored.createdAt, JSON.stringify(r.parents), body, queryableBody(body)];
-        values.forEach((value, i) => columns[i]!.push(value));
-      }
-      await client.query(INSERT_RECORDS, columns);
-      const summaries = new Map<string, { count: number; first: number; last: number }>();
-      for (const { stored } of accepted) {
-        const summary = summaries.get(stored.record.thread);
-        if (summary) {
-          summary.count++;
-          summary.last = stored.sequence;
-        } else summaries.set(stored.record.thread, { count: 1, first: stored.sequence, last: stored.sequence });
-      }
-      const threads = [...summaries];
-      await client.query(UPSERT_THREADS, [threads.map(([t]) => t), threads.map(([, s]) => s.count), threads.map(([, s]) => s.first), threads.map(([, s]) => s.last)]);
-      await client.query('UPDATE log_head SET seq = $1 WHERE singleton', [sequence]);
-      // Delivered at COMMIT, to every listening server (this one included).
-      await client.query('SELECT pg_notify($1, $2)', [this.channel, String(sequence)]);
-      await client.query('COMMIT');
-      return outcomes;
+      return await work(client);
     } catch (error) {
-      broken = true;
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw unavailable(error);
+      broken = !(error instanceof LoomError) && !(error instanceof TypeError);
+      throw error instanceof TypeError ? error : unavailable(error);
     } finally {
       client.release(broken);
     }
+  }
+
+  /** Four round trips while the head is locked: BEGIN and lock it, look up the slots, write everything, COMMIT. */
+  private async commitInTransaction(client: pg.PoolClient, leaders: PreparedRecord[]): Promise<AppendOutcome[]> {
+    // One simple-protocol round trip for both statements.
+    const locked = (await client.query('BEGIN; SELECT seq FROM log_head WHERE singleton FOR UPDATE')) as unknown as pg.QueryResult<{ seq: number }>[];
+    const head = locked[1]!.rows[0]!.seq;
+    const holders = new Map<string, StoredRecord>();
+    const { rows } = await client.query<RecordRow>(SELECT_SLOTS, [leaders.map((p) => p.record.actor), leaders.map((p) => p.record.thread), leaders.map((p) => p.record.clock)]);
+    for (const row of rows) {
+      const stored = rowToStored(row);
+      holders.set(clockSlotKey(stored.record), stored);
+    }
+    const outcomes: AppendOutcome[] = [];
+    const accepted: { stored: StoredRecord; namespace: string }[] = [];
+    let sequence = head;
+    for (const prepared of leaders) {
+      const holder = holders.get(clockSlotKey(prepared.record));
+      if (holder) {
+        outcomes.push(holder.record.id === prepared.record.id ? { status: 'exists', stored: holder } : { status: 'duplicate_clock', existing: holder });
+        continue;
+      }
+      const stored: StoredRecord = { sequence: ++sequence, createdAt: prepared.createdAt, record: prepared.record };
+      accepted.push({ stored, namespace: prepared.namespace });
+      outcomes.push({ status: 'inserted', stored });
+    }
+    if (accepted.length === 0) {
+      await client.query('ROLLBACK');
+      return outcomes;
+    }
+    const columns: unknown[][] = INSERT_ARRAYS.map(() => []);
+    for (const { stored, namespace } of accepted) {
+      const r = stored.record;
+      const body = JSON.stringify(r.body);
+      const values = [stored.sequence, r.id, r.thread, r.actor, r.act, r.clock, r.data_type, r.judged_by, namespace, stored.createdAt, JSON.stringify(r.parents), body, queryableBody(body)];
+      values.forEach((value, i) => columns[i]!.push(value));
+    }
+    const threads = threadDeltas(accepted);
+    // Delivered at COMMIT, to every listening server (this one included).
+    await client.query(WRITE_BATCH, [...columns, threads.map((d) => d.thread), threads.map((d) => d.count), threads.map((d) => d.first), threads.map((d) => d.last), sequence, this.channel]);
+    await client.query('COMMIT');
+    return outcomes;
   }
 
   private async rows(text: string, values: unknown[]): Promise<StoredRecord[]> {
@@ -364,22 +381,8 @@ export class PostgresRecordStore implements RecordStore {
   async query(query: ParsedQuery, options: QueryOptions = {}): Promise<QueryResult> {
     this.assertOpen();
     const filter: FilterNode = options.scope ? { op: 'and', nodes: [options.scope, query.filter] } : query.filter;
-    let client: pg.PoolClient;
-    try {
-      client = await this.db.connect();
-    } catch (error) {
-      throw unavailable(error);
-    }
-    let broken = false;
-    try {
-      const result = await runQuery(client, { ...query, filter });
-      return { ...result, capped: query.offset + result.items.length < result.matchedTotal };
-    } catch (error) {
-      broken = !(error instanceof LoomError) && !(error instanceof TypeError);
-      throw error instanceof TypeError ? error : unavailable(error);
-    } finally {
-      client.release(broken);
-    }
+    const result = await this.withClient((client) => runQuery(client, { ...query, filter }));
+    return { ...result, capped: query.offset + result.items.length < result.matchedTotal };
   }
 
   /** Refreshes the planner's statistics and reclaims dead rows (VACUUM cannot run in a transaction, so through the pool). */

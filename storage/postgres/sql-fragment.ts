@@ -4,29 +4,25 @@
  * so they compose like the SQLite driver's; only column names and fixed
  * keywords are ever SQL text.
  */
+import { joinSqlWith, notSql, sqlFragment, type SqlFragment as SharedFragment, type SqlTruth } from '../contract/query/sql-filter.js';
+
 export type PgValue = string | number | boolean | null | readonly string[];
 
-export interface SqlFragment {
-  readonly sql: string;
-  readonly params: readonly PgValue[];
-}
+export type SqlFragment = SharedFragment<PgValue>;
 
-export const TRUE: SqlFragment = { sql: 'TRUE', params: [] };
-export const FALSE: SqlFragment = { sql: 'FALSE', params: [] };
+export const TRUTH: SqlTruth = { TRUE: 'TRUE', FALSE: 'FALSE' };
+export const TRUE: SqlFragment = { sql: TRUTH.TRUE, params: [] };
+export const FALSE: SqlFragment = { sql: TRUTH.FALSE, params: [] };
 
 export function sql(text: string, ...params: PgValue[]): SqlFragment {
-  return { sql: text, params };
+  return sqlFragment(text, ...params);
 }
 
 export function joinSql(parts: readonly SqlFragment[], operator: 'AND' | 'OR'): SqlFragment {
-  if (parts.length === 0) return operator === 'AND' ? TRUE : FALSE;
-  if (parts.length === 1) return parts[0]!;
-  return { sql: `(${parts.map((p) => p.sql).join(` ${operator} `)})`, params: parts.flatMap((p) => p.params) };
+  return joinSqlWith(TRUTH, parts, operator);
 }
 
-export function notSql(part: SqlFragment): SqlFragment {
-  return { sql: `(NOT ${part.sql})`, params: part.params };
-}
+export { notSql };
 
 /** Numbers the `?` placeholders: `?` never appears in SQL text here except as a placeholder (no ? operators are used). */
 export function numbered(fragment: SqlFragment): { text: string; values: PgValue[] } {

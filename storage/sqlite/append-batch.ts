@@ -6,6 +6,7 @@
  */
 import type { AcceptedRecord } from '../contract/journal/accepted-record.js';
 import { clockSlotKey, type StoredRecord } from '../contract/stored-record.js';
+import { threadDeltas } from '../contract/thread-summaries.js';
 import type { LoomRecord } from '../../core/records/record.js';
 import { textKey } from './index-keys.js';
 import { INSERT_COLUMN_COUNT, INSERT_COLUMNS, RECORD_COLUMNS, jsonRowValues, rowToStored, type RecordRow } from './record-row.js';
@@ -77,16 +78,8 @@ export async function insertAccepted(session: SqliteSession, records: readonly A
   for (const chunk of chunks(records, ROWS_PER_STATEMENT)) {
     await session.run(INSERT_JSON_ROWS, [JSON.stringify(chunk.map(jsonRowValues))]);
   }
-  const summaries = new Map<string, { count: number; first: number; last: number }>();
-  for (const { stored } of records) {
-    const summary = summaries.get(stored.record.thread);
-    if (summary) {
-      summary.count++;
-      summary.last = stored.sequence;
-    } else summaries.set(stored.record.thread, { count: 1, first: stored.sequence, last: stored.sequence });
-  }
-  for (const chunk of chunks([...summaries], ROWS_PER_STATEMENT)) {
-    const params: BindValue[] = chunk.flatMap(([thread, s]) => [thread, s.count, s.first, s.last]);
+  for (const chunk of chunks(threadDeltas(records), ROWS_PER_STATEMENT)) {
+    const params: BindValue[] = chunk.flatMap((d) => [d.thread, d.count, d.first, d.last]);
     await session.run(
       `INSERT OR FAIL INTO threads (thread, record_count, first_seq, last_seq) VALUES ${placeholders(chunk.length, 4)}
          ON CONFLICT (thread) DO UPDATE SET record_count = record_count + excluded.record_count, last_seq = excluded.last_seq`,

@@ -16,12 +16,14 @@
 import { NUMBER_COLUMNS, type FieldRef, type FilterColumn, type FilterNode, type Scalar } from '../contract/query/filter-ast.js';
 import { idKey, textKey } from './index-keys.js';
 import { likeForSqlite, likeToGlob } from './like-to-sql.js';
+import { compileFilterWith, exactFilter, type FilterSql as SharedFilterSql, type LeafCompilers } from '../contract/query/sql-filter.js';
 import type { BindValue } from './sqlite-database.js';
 import {
   BODY_NUMBER,
   BODY_NUMBER_INEXACT,
   FALSE,
   TRUE,
+  TRUTH,
   bindScalar,
   joinSql,
   jsonPath,
@@ -31,18 +33,9 @@ import {
   type SqlFragment,
 } from './sql-fragment.js';
 
-export interface FilterSql {
-  /** Rows matching this certainly match the filter. */
-  readonly sure: SqlFragment;
-  /** Rows not matching this certainly do not match (a superset of `sure`). */
-  readonly possible: SqlFragment;
-  /** `sure` and `possible` are the same predicate: SQL alone decides. */
-  readonly exact: boolean;
-}
+export type FilterSql = SharedFilterSql<BindValue>;
 
-function exact(fragment: SqlFragment): FilterSql {
-  return { sure: fragment, possible: fragment, exact: true };
-}
+const exact = (fragment: SqlFragment): FilterSql => exactFilter(fragment);
 
 export const COLUMN_SQL: Readonly<Record<FilterColumn, string>> = {
   id: 'id',
@@ -207,32 +200,9 @@ function compileRegex(node: FilterNode & { op: 'regex' }): FilterSql {
   return a ? { sure: FALSE, possible: a.guard ?? TRUE, exact: false } : exact(FALSE);
 }
 
-function combine(parts: readonly FilterSql[], operator: 'AND' | 'OR'): FilterSql {
-  const sure = joinSql(parts.map((p) => p.sure), operator);
-  if (parts.every((p) => p.exact)) return exact(sure);
-  return { sure, possible: joinSql(parts.map((p) => p.possible), operator), exact: false };
-}
+/** SQLite's leaves; the connectives are storage/contract/query/sql-filter.ts's. */
+const LEAVES: LeafCompilers<BindValue> = { truth: TRUTH, compare: compileCompare, in: compileIn, like: compileLike, regex: compileRegex, exists: compileExists };
 
 export function compileFilter(node: FilterNode): FilterSql {
-  switch (node.op) {
-    case 'and':
-      return combine(node.nodes.map(compileFilter), 'AND');
-    case 'or':
-      return combine(node.nodes.map(compileFilter), 'OR');
-    case 'not': {
-      const inner = compileFilter(node.node);
-      if (inner.exact) return exact(notSql(inner.sure));
-      return { sure: notSql(inner.possible), possible: notSql(inner.sure), exact: false };
-    }
-    case 'compare':
-      return compileCompare(node);
-    case 'in':
-      return compileIn(node);
-    case 'like':
-      return compileLike(node);
-    case 'regex':
-      return compileRegex(node);
-    case 'exists':
-      return compileExists(node);
-  }
+  return compileFilterWith(LEAVES, node);
 }

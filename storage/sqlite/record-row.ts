@@ -2,31 +2,11 @@
  * The `records` row and its mapping to and from StoredRecord. Bodies and
  * parents are stored as JSON.stringify text and parsed back on read.
  */
-import type { Act } from '../../core/records/acts.js';
-import type { DataType } from '../../core/records/data-types.js';
-import type { JsonObject } from '../../core/records/json.js';
-import { makeRecord } from '../../core/records/record.js';
 import type { AcceptedRecord } from '../contract/journal/accepted-record.js';
-import type { StoredRecord } from '../contract/stored-record.js';
 import { idKey, textKey } from './index-keys.js';
 import type { BindValue } from './sqlite-database.js';
 
-export interface RecordRow {
-  readonly seq: number;
-  readonly id: string;
-  readonly thread: string;
-  readonly actor: string;
-  readonly act: string;
-  readonly clock: number;
-  readonly data_type: string;
-  readonly judged_by: string | null;
-  readonly created_at: number;
-  readonly parents: string;
-  readonly body: string;
-}
-
-/** The select list that yields a RecordRow. */
-export const RECORD_COLUMNS = 'seq, id, thread, actor, act, clock, data_type, judged_by, created_at, parents, body';
+export { RECORD_COLUMNS, rowToStored, type RecordRow } from '../contract/sql-record-row.js';
 
 /** Column list of an insert, in the order of `insertValues`. */
 export const INSERT_COLUMNS = 'seq, id, id_key, thread, thread_key, actor, actor_key, act, clock, data_type, judged_by, namespace, created_at, parents, body';
@@ -43,20 +23,6 @@ export function rowPlaceholders(rows: number): string {
     if (placeholderCache.size < 64) placeholderCache.set(rows, text);
   }
   return text;
-}
-
-export function rowToStored(row: RecordRow): StoredRecord {
-  const record = makeRecord(row.id, {
-    parents: JSON.parse(row.parents) as string[],
-    thread: row.thread,
-    actor: row.actor,
-    act: row.act as Act,
-    body: JSON.parse(row.body) as JsonObject,
-    clock: row.clock,
-    data_type: row.data_type as DataType,
-    judged_by: row.judged_by,
-  });
-  return { sequence: row.seq, createdAt: row.created_at, record };
 }
 
 /**

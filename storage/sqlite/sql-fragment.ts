@@ -5,29 +5,26 @@
  */
 import type { Scalar } from '../contract/query/filter-ast.js';
 import type { BindValue } from './sqlite-database.js';
+import { joinSqlWith, notSql, sqlFragment, type SqlFragment as SharedFragment, type SqlTruth } from '../contract/query/sql-filter.js';
 
-export interface SqlFragment {
-  readonly sql: string;
-  readonly params: readonly BindValue[];
-}
+export type SqlFragment = SharedFragment<BindValue>;
 
-export const TRUE: SqlFragment = { sql: '1', params: [] };
-export const FALSE: SqlFragment = { sql: '0', params: [] };
+/** SQLite spells truth as 1 and 0. */
+const TRUTH: SqlTruth = { TRUE: '1', FALSE: '0' };
+
+export const TRUE: SqlFragment = { sql: TRUTH.TRUE, params: [] };
+export const FALSE: SqlFragment = { sql: TRUTH.FALSE, params: [] };
 
 export function sql(text: string, ...params: BindValue[]): SqlFragment {
-  return { sql: text, params };
+  return sqlFragment(text, ...params);
 }
 
 /** `(a AND b …)` or `(a OR b …)`; the empty AND is true and the empty OR false, as in the reference. */
 export function joinSql(parts: readonly SqlFragment[], operator: 'AND' | 'OR'): SqlFragment {
-  if (parts.length === 0) return operator === 'AND' ? TRUE : FALSE;
-  if (parts.length === 1) return parts[0]!;
-  return { sql: `(${parts.map((p) => p.sql).join(` ${operator} `)})`, params: parts.flatMap((p) => p.params) };
+  return joinSqlWith(TRUTH, parts, operator);
 }
 
-export function notSql(part: SqlFragment): SqlFragment {
-  return { sql: `(NOT ${part.sql})`, params: part.params };
-}
+export { notSql, TRUTH };
 
 const SEGMENT = /^[A-Za-z0-9_-]+$/;
 

@@ -16,16 +16,6 @@ import { TH_CONSENT } from '../../../core/records/reserved-threads.js';
 import { parseConsentRecord, type ConsentGrant } from './consent-grants.js';
 import { HASH_LEVELS, type HashLevel } from './hash-levels.js';
 
-export interface ConsentGrantView {
-  readonly id: string;
-  readonly sourceNamespace: string;
-  readonly targetNamespace: string;
-  readonly hashLevels: readonly HashLevel[];
-  readonly threads: readonly string[];
-  readonly purpose: string | null;
-  readonly expiresAt: string | null;
-}
-
 function coversNamespace(grantSource: string, namespace: string): boolean {
   return grantSource === namespace || namespace.startsWith(`${grantSource}/`);
 }
@@ -113,18 +103,6 @@ export class ConsentIndex {
       expires_at: g.expiresAt === null ? null : new Date(g.expiresAt).toISOString(),
       served_level: this.servedLevel(g, live, g.sourceNamespace),
       two_sided: g.hashLevels.includes('L0') && this.twoSided(g, live, g.sourceNamespace),
-    }));
-  }
-
-  list(now: number): ConsentGrantView[] {
-    return this.live(now).map((g) => ({
-      id: g.id,
-      sourceNamespace: g.sourceNamespace,
-      targetNamespace: g.targetNamespace,
-      hashLevels: g.hashLevels,
-      threads: g.threads,
-      purpose: g.purpose,
-      expiresAt: g.expiresAt === null ? null : new Date(g.expiresAt).toISOString(),
     }));
   }
 }
