@@ -130,6 +130,14 @@ export class RecordBus {
     if (!follow) return this.publish(records);
     const sequence = records[records.length - 1]!.sequence;
     if (sequence <= this.lastPublished) return;
+    // Our own records right after what is published (the usual case: no other server committed in
+    // between) go out at once, as with a local log; a gap means another server's records come first.
+    const fresh = records.filter((stored) => stored.sequence > this.lastPublished);
+    if (fresh.every((stored, i) => stored.sequence === this.lastPublished + 1 + i)) {
+      this.publish(fresh);
+      this.settleFollowers(follow);
+      return;
+    }
     return new Promise<void>((resolve) => {
       follow.waiters.push({ sequence, resolve });
       this.noteCommitted(sequence);
