@@ -9,6 +9,7 @@
  * reaches an actor), MaintenanceRegistry (CRON jobs), Dispatcher (holds such
  * as a fleet freeze, and dispatching).
  */
+import { join } from 'node:path';
 import { resolve, bindValue } from '../../core/di/token.js';
 import { FoldEngineToken } from '../../core/engine/fold-engine.js';
 import { IngestorToken } from '../../core/engine/ingest.js';
@@ -18,6 +19,7 @@ import { SYSTEM } from '../../core/access/caller.js';
 import { Config, type ConfigTopic, type Entry } from '../../core/folds/config/config-topic.js';
 import { definePlugin, type LoomPlugin } from '../../core/plugin/plugin.js';
 import { RecordStore } from '../../storage/contract/record-store.js';
+import { loopCheckpoint } from '../../core/engine/loop-checkpoint.js';
 import { createEnvironments } from './cel/cel-environments.js';
 import { ExpressionCache, ExpressionCacheToken } from './cel/expression-cache.js';
 import { RulesOptions } from './config.js';
@@ -116,7 +118,7 @@ export function createRulesPlugin(hooks: RulesHooks = {}): LoomPlugin<typeof Rul
         routingTopic,
         triggers,
         now,
-        dataDir: scope.dataDir,
+        checkpoint: loopCheckpoint(resolve(scope.container, RecordStore), 'rules.reconcile', scope.dataDir === null ? null : join(scope.dataDir, 'reconcile-checkpoint.json')),
       });
       const scheduler = new Scheduler({ dispatcher, governor, maintenance, telemetry, log: scope.log, triggers, now, onError });
       const drift = new DriftDetector(folds, dispatcher, scope.log, now);

@@ -11,14 +11,14 @@
  * skips records that fulfil or cancel something.
  *
  * Restarts: the loop checkpoints the sequence below which every record is
- * fully handled (in the plugin's data directory) and resumes after it; a
+ * fully handled (the plugin's data directory, or the shared store, so a new
+ * leader resumes where the last one stopped) and resumes after it; a
  * record handled again is not dispatched twice for the same rule or trigger
  * (the dispatches fold remembers sources). Without a checkpoint (first start,
  * or a store that is not persistent) it starts at the head of the log.
  */
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { EngineLoop } from '../../core/engine/engine-loop.js';
+import type { LoopCheckpoint } from '../../core/engine/loop-checkpoint.js';
 import type { RecordBus, Subscription } from '../../core/engine/broadcast.js';
 import type { Config } from '../../core/folds/config/config-topic.js';
 import type { Logger } from '../../core/plugin/logger.js';
@@ -48,8 +48,8 @@ export interface ReconcileDependencies {
   readonly routingTopic: ConfigTopic<RoutingRule>;
   readonly triggers: () => readonly CompiledTrigger[];
   readonly now: () => number;
-  /** Where the checkpoint lives; null keeps none (memory stores). */
-  readonly dataDir: string | null;
+  /** Where the handled position is kept (core/engine/loop-checkpoint.ts); null keeps none (memory stores). */
+  readonly checkpoint: LoopCheckpoint | null;
 }
 
 /** Whether RECONCILE looks at the record at all. */
@@ -85,29 +85,21 @@ export class ReconcileLoop implements EngineLoop {
     return this.routing;
   }
 
-  private get checkpointFile(): string | null {
-    return this.deps.dataDir === null ? null : join(this.deps.dataDir, 'reconcile-checkpoint.json');
-  }
-
   async start(): Promise<void> {
     const head = this.deps.bus.position;
     let after = head;
-    const file = this.checkpointFile;
-    if (file) {
-      try {
-        const saved = JSON.parse(await readFile(file, 'utf8')) as { after?: unknown };
-        if (typeof saved.after === 'number' && Number.isInteger(saved.after) && saved.after >= 0 && saved.after <= head) after = saved.after;
-      } catch {
-        // No checkpoint yet: start at the head of the log.
-      }
+    const store = this.deps.checkpoint;
+    if (store) {
+      const saved = await store.read().catch(() => null);
+      // No checkpoint yet: start at the head of the log.
+      if (saved !== null && saved <= head) after = saved;
     }
     this.position = after;
     this.savedCheckpoint = after;
     this.deps.dispatcher.start();
     this.subscription = this.deps.bus.subscribe({ after });
     this.puller = this.pull(this.subscription);
-    if (file) {
-      await mkdir(this.deps.dataDir!, { recursive: true });
+    if (store) {
       this.checkpointTimer = setInterval(() => void this.saveCheckpoint(), 1000);
       this.checkpointTimer.unref();
     }
@@ -131,12 +123,11 @@ export class ReconcileLoop implements EngineLoop {
   }
 
   private async saveCheckpoint(): Promise<void> {
-    const file = this.checkpointFile;
+    const store = this.deps.checkpoint;
     const after = this.checkpoint();
-    if (!file || after === this.savedCheckpoint) return;
+    if (!store || after === this.savedCheckpoint) return;
     try {
-      await writeFile(file + '.tmp', JSON.stringify({ after }) + '\n');
-      await rename(file + '.tmp', file);
+      await store.write(after);
       this.savedCheckpoint = after;
     } catch (error) {
       this.deps.telemetry.error('reconcile checkpoint not saved', error);

@@ -127,6 +127,14 @@ export interface RecordStore {
    * loses it. A holder that dies loses it within a bounded time.
    */
   lease?(name: string, onChange: (held: boolean) => void): StoreLease;
+  /**
+   * Shared logs only: where singleton loops keep how far they have handled
+   * the log, so the next leader resumes there. `writeCheckpoint` never moves
+   * a checkpoint back (everything up to the highest value written was handled
+   * by some leader).
+   */
+  readCheckpoint?(name: string): Promise<number | null>;
+  writeCheckpoint?(name: string, sequence: number): Promise<void>;
 }
 
 export const RecordStore = token<RecordStore>('storage.RecordStore');

@@ -45,6 +45,11 @@ const MIGRATIONS: readonly string[] = [
      seq       bigint  NOT NULL
    );
    INSERT INTO log_head (singleton, seq) VALUES (true, 0);`,
+  // 2: how far each singleton loop (RECONCILE) has handled the log, handed from leader to leader.
+  `CREATE TABLE loop_checkpoints (
+     name     text   COLLATE "C" PRIMARY KEY,
+     sequence bigint NOT NULL
+   );`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

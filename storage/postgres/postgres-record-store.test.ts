@@ -4,6 +4,7 @@ import pg from 'pg';
 import { runStoreCompliance, temporaryStoreFactory } from '../compliance/index.js';
 import { makePrepared, actorDid, threadId } from '../compliance/fixtures.js';
 import { openStore } from './open-postgres-store.js';
+import { SCHEMA_VERSION } from './migrations.js';
 import { PostgresRecordStore } from './postgres-record-store.js';
 import { clusterOrSkip, freshDatabase } from './postgres-test-support.js';
 import type { ThrowawayCluster } from './throwaway-cluster.js';
@@ -56,7 +57,7 @@ describe('PostgreSQL driver', function () {
       const client = new pg.Client({ connectionString: url });
       await client.connect();
       try {
-        expect((await client.query('SELECT max(version) AS v FROM shared.schema_migrations')).rows[0].v).to.equal(1);
+        expect((await client.query('SELECT max(version) AS v FROM shared.schema_migrations')).rows[0].v).to.equal(SCHEMA_VERSION);
       } finally {
         await client.end();
       }

@@ -398,6 +398,28 @@ export class PostgresRecordStore implements RecordStore {
     return () => this.watchers.delete(listener);
   }
 
+  async readCheckpoint(name: string): Promise<number | null> {
+    this.assertOpen();
+    try {
+      const { rows } = await this.db.query<{ sequence: number }>('SELECT sequence FROM loop_checkpoints WHERE name = $1', [name]);
+      return rows[0]?.sequence ?? null;
+    } catch (error) {
+      throw unavailable(error);
+    }
+  }
+
+  async writeCheckpoint(name: string, sequence: number): Promise<void> {
+    this.assertOpen();
+    try {
+      await this.db.query(
+        'INSERT INTO loop_checkpoints (name, sequence) VALUES ($1, $2) ON CONFLICT (name) DO UPDATE SET sequence = GREATEST(loop_checkpoints.sequence, excluded.sequence)',
+        [name, sequence],
+      );
+    } catch (error) {
+      throw unavailable(error);
+    }
+  }
+
   lease(name: string, onChange: (held: boolean) => void): StoreLease {
     this.assertOpen();
     const lease = new AdvisoryLease(this.clientConfig(), `loom:${this.schema}:${name}`, this.options.leaseCheckMs ?? 1000, onChange, () => this.leases.delete(lease));

@@ -8,7 +8,9 @@
  *   to the store while a reader follows `changesSince`: nothing skipped or
  *   duplicated;
  * - leadership: exactly one of two `loom serve` processes leads; SIGKILL it
- *   and the other takes over within a bounded time.
+ *   while records that a routing rule dispatches keep arriving: the other
+ *   takes over within a bounded time, resumes RECONCILE from the shared
+ *   checkpoint, and every record is dispatched exactly once.
  */
 import { expect } from 'chai';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -18,7 +20,8 @@ import { makePrepared, actorDid, threadId } from '../../storage/compliance/fixtu
 import { PostgresRecordStore } from '../../storage/postgres/index.js';
 import { clusterOrSkip, freshDatabase } from '../../storage/postgres/postgres-test-support.js';
 import type { ThrowawayCluster } from '../../storage/postgres/throwaway-cluster.js';
-import { get, mapLimit, newThread, postJson, recordInput, SseReader, startServer, type StartedServer } from '../helpers/http-server.js';
+import { bootstrapAdmin, bearer, createAccount } from '../helpers/auth.js';
+import { get, mapLimit, newThread, postJson, recordInput, request, SseReader, startServer, type StartedServer } from '../helpers/http-server.js';
 import { startLoomProcess, type LoomProcess } from '../helpers/loom-process.js';
 
 describe('several Loom servers on one PostgreSQL database', function () {
@@ -149,32 +152,75 @@ describe('several Loom servers on one PostgreSQL database', function () {
     }
   });
 
-  it('one of two loom serve processes leads; SIGKILL the leader and the other takes over', async () => {
+  it('one of two loom serve processes leads; SIGKILL it mid-stream: the other takes over and every record is dispatched exactly once', async () => {
     const url = await freshDatabase(cluster, 'leader');
     const dirs = await Promise.all([0, 1].map(() => mkdtemp(join(tmpdir(), 'loom-pg-server-'))));
     const processes: LoomProcess[] = [];
+    const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
     try {
       for (const dir of dirs) processes.push(await startLoomProcess({ dataDir: dir, storage: 'postgres', args: ['--database-url', url] }));
       const leaders = async () => Promise.all(processes.map(async (p) => (await get(p.url, '/health')).json.storage.leader as boolean));
       let state = await leaders();
       for (let i = 0; i < 50 && state.filter(Boolean).length !== 1; i++) {
-        await new Promise((resolve) => setTimeout(resolve, 100));
+        await wait(100);
         state = await leaders();
       }
       expect(state.filter(Boolean)).to.have.length(1);
       const leader = state.indexOf(true);
       const follower = 1 - leader;
-      const killedAt = Date.now();
+
+      // Accounts and the routing rule are records: made on one server, in force on both.
+      const admin = await bootstrapAdmin(processes[follower]!.url);
+      const writer = await createAccount(processes[follower]!.url, admin, 'writer', ['records:write'], ['did:sync:agent:*']);
+      const rule = await request(processes[follower]!.url, 'POST', '/v1/config/routing_rule', {
+        headers: bearer(admin),
+        json: { name: 'route-lane', expression: 'has(record.body.lane)', target: 'did:sync:agent:worker', priority: 1 },
+      });
+      expect(rule.status, rule.text).to.equal(201);
+
+      const sources: string[] = [];
+      let killed = false;
+      const writeOne = async (i: number) => {
+        const actor = `did:sync:agent:w${i % 4}`;
+        // Before the kill, both servers take writes; after it, only the survivor.
+        const target = killed ? processes[follower]! : processes[i % 2]!;
+        const answer = await request(target.url, 'POST', '/v1/records', {
+          headers: { ...bearer(writer), 'x-service-actor': actor },
+          json: { thread: newThread('lane'), actor, act: 'DO', body: { lane: 'fast', i }, clock: 0, data_type: 'SCALAR', parents: [] },
+        });
+        if (answer.status === 201) sources.push(answer.json.id);
+        else if (!killed || target !== processes[leader]) expect(answer.status, answer.text).to.equal(201);
+      };
+      for (let i = 0; i < 60; i++) await writeOne(i);
       await processes[leader]!.kill();
+      killed = true;
+      const killedAt = Date.now();
+      for (let i = 60; i < 120; i++) await writeOne(i);
+
       let takenOver = false;
       while (Date.now() - killedAt < 15_000) {
         if ((await get(processes[follower]!.url, '/health')).json.storage.leader) {
           takenOver = true;
           break;
         }
-        await new Promise((resolve) => setTimeout(resolve, 100));
+        await wait(100);
       }
       expect(takenOver, 'the follower leads within 15 s').to.equal(true);
+
+      const dispatchesOf = async () => {
+        const fold = await get(processes[follower]!.url, '/v1/folds/dispatches', bearer(admin));
+        expect(fold.status, fold.text).to.equal(200);
+        return [...fold.json.value.open, ...fold.json.value.recent_closed] as Array<{ source: string }>;
+      };
+      let dispatched = await dispatchesOf();
+      for (let i = 0; i < 150 && new Set(dispatched.map((d) => d.source)).size < sources.length; i++) {
+        await wait(100);
+        dispatched = await dispatchesOf();
+      }
+      const perSource = new Map<string, number>();
+      for (const d of dispatched) perSource.set(d.source, (perSource.get(d.source) ?? 0) + 1);
+      expect(sources.filter((id) => perSource.get(id) !== 1), 'records not dispatched exactly once').to.deep.equal([]);
+      expect(perSource.size).to.equal(sources.length);
     } finally {
       for (const p of processes) await p.stop().catch(() => undefined);
       for (const dir of dirs) await rm(dir, { recursive: true, force: true });
