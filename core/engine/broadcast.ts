@@ -119,6 +119,22 @@ export class RecordBus {
   }
 
   /**
+   * Resolves once the bus has published everything the store had committed
+   * when called (at once for a log only this process writes, which the bus
+   * always has): what a server must see before deciding on the log's state.
+   */
+  async caughtUp(): Promise<void> {
+    const follow = this.follow;
+    if (!follow) return;
+    const head = await this.store.watermark();
+    if (head <= this.lastPublished || this.follow !== follow) return;
+    await new Promise<void>((resolve) => {
+      follow.waiters.push({ sequence: head, resolve });
+      this.noteCommitted(head);
+    });
+  }
+
+  /**
    * Ingest's call once records (in sequence order) are committed. A local
    * log: publishes them now, synchronously, so records are published in
    * sequence order. A shared log: resolves once the bus has published

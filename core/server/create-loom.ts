@@ -15,6 +15,7 @@ import { RecordBusToken } from '../engine/broadcast.js';
 import { FoldEngineToken } from '../engine/fold-engine.js';
 import { IngestorToken } from '../engine/ingest.js';
 import { LoomEngine, LoomEngineToken } from '../engine/loom-engine.js';
+import { LogCriticalSection, LogCriticalSectionToken } from '../engine/log-critical-section.js';
 import { RecordReaderToken } from '../engine/record-reader.js';
 import { Config } from '../folds/config/config-topic.js';
 import { CapabilityFlags, CapabilityFlagsToken } from '../plugin/capabilities.js';
@@ -95,6 +96,7 @@ export async function createLoom(options: LoomOptions): Promise<Loom> {
   bindValue(root, Logger, log);
   bindValue(root, RecordStore, store);
   bindValue(root, LoomEngineToken, engine);
+  bindValue(root, LogCriticalSectionToken, new LogCriticalSection(engine.store, engine.bus));
   bindValue(root, RecordBusToken, engine.bus);
   bindValue(root, FoldEngineToken, engine.folds);
   bindValue(root, IngestorToken, engine.ingestor);

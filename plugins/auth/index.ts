@@ -12,6 +12,7 @@ import { Authenticator } from '../../core/access/authenticator.js';
 import { CorsPolicy } from '../../core/access/cors-policy.js';
 import { bindValue, resolve } from '../../core/di/token.js';
 import { FoldEngineToken } from '../../core/engine/fold-engine.js';
+import { LoomEngineToken } from '../../core/engine/loom-engine.js';
 import { IngestorToken } from '../../core/engine/ingest.js';
 import { Config } from '../../core/folds/config/config-topic.js';
 import { definePlugin } from '../../core/plugin/plugin.js';
@@ -115,7 +116,7 @@ export const authPlugin = definePlugin({
     bindValue(scope.container, MembershipServiceToken, memberships);
     bindValue(scope.container, SelfServiceToken, self);
     // Exposed (not only bound privately) so an embedder can watch the door: its limiters and hash count.
-    scope.expose(RecredentialDoorToken, new RecredentialDoor(credentials, grants, self, options.recredentialRate));
+    scope.expose(RecredentialDoorToken, new RecredentialDoor(credentials, grants, self, options.recredentialRate, Date.now, () => resolve(scope.container, LoomEngineToken).leader));
     scope.configTopic(authRequiredTopic);
     scope.configTopic(authCorsOriginsTopic);
     scope.configTopic(grantLifetimeTopic);

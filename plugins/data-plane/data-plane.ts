@@ -19,7 +19,7 @@ import type { DataPlaneOptions } from './config.js';
 import { parseContentRange } from './content-range.js';
 import { DATA_FOLD, readChange, type DataState } from './data-fold.js';
 import { isWithin, parseDataPath, ROOT } from './data-path.js';
-import { KeyedLock } from './keyed-lock.js';
+import type { LogCriticalSection } from '../../core/engine/log-critical-section.js';
 import { childrenOf, emptyTree, nodeAt, problemWith, type DataNode, type NamespaceTree } from './namespace-tree.js';
 import { dataThreadId, NODE_KIND, nodeRecordBody, type NodeChange, type WriteProvenance } from './node-records.js';
 import { dataQuotaTopic } from './quota-topic.js';
@@ -30,6 +30,8 @@ export const DATA_PLANE_PLUGIN = 'data-plane';
 
 export interface DataPlaneDeps {
   readonly ingestor: Ingestor;
+  /** Compare-and-swap changes of one namespace run one at a time, across every server of a shared log. */
+  readonly sections: LogCriticalSection;
   readonly reader: RecordReader;
   readonly config: Config;
   readonly blobs: BlobStore;
@@ -66,7 +68,6 @@ function pathProblem(problem: { code: LoomError['code']; message: string } | nul
 }
 
 export class DataPlane {
-  private readonly locks = new KeyedLock();
   private urlSigner: UrlSigner | null = null;
 
   constructor(private readonly deps: DataPlaneDeps) {}
@@ -232,7 +233,7 @@ export class DataPlane {
   /** Checks and writes one change under the namespace's lock; `check` runs against the whole tree first. */
   private async change(caller: Caller, namespace: string, change: NodeChange, check?: (tree: NamespaceTree) => void, beforeWrite?: () => Promise<void>): Promise<StoredRecord> {
     await this.checkMayWrite(caller, namespace);
-    return this.locks.run(namespace, async () => {
+    return this.deps.sections.run(`data-plane:${namespace}`, async () => {
       const tree = await this.wholeTree(namespace);
       pathProblem(problemWith(tree, change));
       check?.(tree);
@@ -311,7 +312,7 @@ export class DataPlane {
     const contentType = checkContentType(request.content_type ?? 'application/octet-stream');
     const precondition = request.precondition === undefined ? null : { expected_hash: request.precondition.expected_hash };
     await this.checkMayWrite(caller, namespace);
-    return this.locks.run(namespace, async () => {
+    return this.deps.sections.run(`data-plane:${namespace}`, async () => {
       const tree = await this.wholeTree(namespace);
       // Fail early (the same checks run again at completion, where they decide).
       pathProblem(problemWith(tree, { op: 'write', path: request.path, content_hash: '0'.repeat(64), size_bytes: request.size_bytes, content_type: contentType }));

@@ -10,6 +10,7 @@ import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { resolve } from '../../core/di/token.js';
+import { LogCriticalSectionToken } from '../../core/engine/log-critical-section.js';
 import { IngestorToken } from '../../core/engine/ingest.js';
 import { RecordReaderToken } from '../../core/engine/record-reader.js';
 import { Config } from '../../core/folds/config/config-topic.js';
@@ -94,6 +95,7 @@ export function createDataPlanePlugin(hooks: DataPlaneHooks = {}) {
       const dir = scope.dataDir ?? scratch!;
       const service = new DataPlane({
         ingestor: resolve(scope.container, IngestorToken),
+        sections: resolve(scope.container, LogCriticalSectionToken),
         reader: resolve(scope.container, RecordReaderToken),
         config: resolve(scope.container, Config),
         blobs: new BlobStore(join(dir, 'blobs')),

@@ -134,6 +134,12 @@ export interface RecordStore {
    * by some leader).
    */
   readCheckpoint?(name: string): Promise<number | null>;
+  /**
+   * Shared logs only: runs `work` while holding the lock `key`, which at most
+   * one process holds at a time (released when `work` settles, or when the
+   * holder dies).
+   */
+  withLock?<T>(key: string, work: () => Promise<T>): Promise<T>;
   writeCheckpoint?(name: string, sequence: number): Promise<void>;
 }
 

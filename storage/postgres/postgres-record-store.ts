@@ -420,6 +420,19 @@ export class PostgresRecordStore implements RecordStore {
     }
   }
 
+  /** A session advisory lock on a pooled connection held for the duration of `work`. */
+  withLock<T>(key: string, work: () => Promise<T>): Promise<T> {
+    this.assertOpen();
+    return this.withClient(async (client) => {
+      await client.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', [`loom:${this.schema}:lock:${key}`]);
+      try {
+        return await work();
+      } finally {
+        await client.query('SELECT pg_advisory_unlock(hashtextextended($1, 0))', [`loom:${this.schema}:lock:${key}`]);
+      }
+    });
+  }
+
   lease(name: string, onChange: (held: boolean) => void): StoreLease {
     this.assertOpen();
     const lease = new AdvisoryLease(this.clientConfig(), `loom:${this.schema}:${name}`, this.options.leaseCheckMs ?? 1000, onChange, () => this.leases.delete(lease));

@@ -21,7 +21,7 @@ import { PostgresRecordStore } from '../../storage/postgres/index.js';
 import { clusterOrSkip, freshDatabase } from '../../storage/postgres/postgres-test-support.js';
 import type { ThrowawayCluster } from '../../storage/postgres/throwaway-cluster.js';
 import { bootstrapAdmin, bearer, createAccount } from '../helpers/auth.js';
-import { get, mapLimit, newThread, postJson, recordInput, request, SseReader, startServer, type StartedServer } from '../helpers/http-server.js';
+import { expectEnvelope, get, mapLimit, newThread, postJson, recordInput, request, SseReader, startServer, type StartedServer } from '../helpers/http-server.js';
 import { startLoomProcess, type LoomProcess } from '../helpers/loom-process.js';
 
 describe('several Loom servers on one PostgreSQL database', function () {
@@ -98,6 +98,41 @@ describe('several Loom servers on one PostgreSQL database', function () {
       const health = await Promise.all(servers.map(async (s) => (await get(s.url, '/health')).json.storage));
       for (const h of health) expect(h).to.include({ backend: 'postgres', shared_log: true });
       expect(health.filter((h) => h.leader), 'exactly one leader').to.have.length(1);
+      // Re-credential challenges live in the leader's memory: followers send callers there (spec §7).
+      for (const [i, server] of servers.entries()) {
+        const answer = await postJson(server.url, '/v1/recredential/challenge', { principal: 'did:sync:user:someone', kind: 'passkey' });
+        if (health[i]!.leader) expect(answer.json.code, answer.text).to.not.equal('LEASE_HELD_ELSEWHERE');
+        else expectEnvelope(answer, 503, 'LEASE_HELD_ELSEWHERE');
+      }
+    } finally {
+      for (const server of servers) await server.stop();
+    }
+  });
+
+  it("a data-plane compare-and-swap holds across servers: of two racing moves of one directory, exactly one wins", async () => {
+    const url = await freshDatabase(cluster, 'cas');
+    const servers: StartedServer[] = [];
+    try {
+      for (let i = 0; i < 2; i++) servers.push(await startServer({ storage: 'postgres', databaseUrl: url }));
+      const rounds = 15;
+      for (let round = 0; round < rounds; round++) {
+        expect((await postJson(servers[round % 2]!.url, '/v1/data/mkdir', { path: `/race-${round}/src` })).status).to.equal(200);
+      }
+      const outcomes = await Promise.all(
+        [...Array(rounds).keys()].flatMap((round) => [0, 1].map(async (i) => (await postJson(servers[i]!.url, '/v1/data/mv', { from: `/race-${round}/src`, to: `/race-${round}/dst-${i}` })).status)),
+      );
+      for (let round = 0; round < rounds; round++) {
+        const pair = [outcomes[2 * round], outcomes[2 * round + 1]].sort();
+        expect(pair, `round ${round}`).to.deep.equal([200, 404]);
+      }
+      // Both servers see the same tree: each race left exactly one destination.
+      for (const server of servers) {
+        for (let round = 0; round < rounds; round++) {
+          const listing = await get(server.url, `/v1/data/list?path=/race-${round}`);
+          expect(listing.status, listing.text).to.equal(200);
+          expect(listing.json.entries, `round ${round} on ${server.url}`).to.have.length(1);
+        }
+      }
     } finally {
       for (const server of servers) await server.stop();
     }

@@ -1,7 +1,7 @@
 /**
- * One critical section per key (a namespace): compare-and-swap checks and
- * the record that settles them run with no other change of that namespace
- * in between, so two racing writers can never both win.
+ * One critical section per key, in this process: work queued under a key
+ * runs one at a time, in arrival order. LogCriticalSection extends it across
+ * the servers of a shared log.
  */
 export class KeyedLock {
   private readonly tails = new Map<string, Promise<unknown>>();
