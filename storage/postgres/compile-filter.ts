@@ -74,8 +74,12 @@ function jsonTypeOf(value: Scalar): string {
 const OPERATOR = { $eq: '=', $gt: '>', $gte: '>=', $lt: '<', $lte: '<=' } as const;
 
 function bodyCompare(path: readonly string[], operator: keyof typeof OPERATOR, value: Scalar): FilterSql {
-  if (typeof value === 'string' && unbindable(value)) return { sure: FALSE, possible: OPAQUE_BODY, exact: false };
   const { guard, value: at } = member(path);
+  if (typeof value === 'string' && unbindable(value)) {
+    // No jsonb body holds such a string, so equality can only hold on an opaque body; an order can hold on any string.
+    if (operator === '$eq') return { sure: FALSE, possible: OPAQUE_BODY, exact: false };
+    return { sure: FALSE, possible: joinSql([twoValued(joinSql([guard, sql(`jsonb_typeof(${at.sql}) = 'string'`, ...at.params)], 'AND')), OPAQUE_BODY], 'OR'), exact: false };
+  }
   const typed = sql(`jsonb_typeof(${at.sql}) = '${jsonTypeOf(value)}'`, ...at.params);
   if (operator === '$eq') {
     if (value === null) return bodyPredicate(joinSql([guard, typed], 'AND'));
@@ -96,7 +100,11 @@ function columnCompare(column: FilterColumn, operator: keyof typeof OPERATOR, va
   const numeric = NUMBER_COLUMNS.has(column);
   if (typeof value === 'boolean' || (typeof value === 'number') !== numeric) return exact(FALSE);
   if (typeof value === 'string') {
-    if (unbindable(value)) return exact(FALSE); // validated columns never hold U+0000 or a lone surrogate
+    if (unbindable(value)) {
+      // Validated columns never hold U+0000 or a lone surrogate: equality never holds, an order is left to JS.
+      if (operator === '$eq') return exact(FALSE);
+      return { sure: FALSE, possible: column === 'judged_by' ? sql('(judged_by IS NOT NULL)') : TRUE, exact: false };
+    }
     return exact(twoValued(sql(`${name} ${OPERATOR[operator]} ?`, value)));
   }
   // Integers compare as bigint (index-friendly); others as numeric.
