@@ -73,6 +73,33 @@ describe('PostgreSQL driver', function () {
       expect(seen).to.include(sequence);
     });
 
+    it('loop checkpoints are shared and never move back', async () => {
+      const [a, b] = await Promise.all([open(), open()]);
+      expect(await a.readCheckpoint('loop')).to.equal(null);
+      await a.writeCheckpoint('loop', 40);
+      await b.writeCheckpoint('loop', 25);
+      expect(await b.readCheckpoint('loop')).to.equal(40);
+      await b.writeCheckpoint('loop', 41);
+      expect(await a.readCheckpoint('loop')).to.equal(41);
+    });
+
+    it('withLock runs one holder at a time across stores, and releases on failure', async () => {
+      const [a, b] = await Promise.all([open(), open()]);
+      const timeline: string[] = [];
+      const section = (store: PostgresRecordStore, name: string) =>
+        store.withLock('key', async () => {
+          timeline.push(`${name}:in`);
+          await new Promise((resolve) => setTimeout(resolve, 50));
+          timeline.push(`${name}:out`);
+        });
+      await Promise.all([section(a, 'a1'), section(b, 'b1'), section(a, 'a2'), section(b, 'b2')]);
+      for (let i = 0; i < timeline.length; i += 2) expect(timeline[i + 1]).to.equal(timeline[i]!.replace(':in', ':out'));
+      let failed = false;
+      await a.withLock('key', async () => Promise.reject(new Error('boom'))).catch(() => (failed = true));
+      expect(failed).to.equal(true);
+      expect(await b.withLock('key', async () => 'after a failure')).to.equal('after a failure');
+    });
+
     it('a lease is held by one store at a time and passes on when its holder closes', async () => {
       const [a, b] = await Promise.all([open(), open()]);
       const changes: string[] = [];
