@@ -87,6 +87,7 @@ export const QueryPlanSchema = Type.Object(
     bind_count: Type.Integer(),
     indexed_fields: Type.Array(Type.String()),
     unindexed_fields: Type.Array(Type.String()),
+    database_plan: Type.Optional(Type.Array(Type.String(), { description: "The database's own plan of that statement (PostgreSQL's EXPLAIN), one line per entry, where the driver has one." })),
   },
   { $id: 'QueryPlan' },
 );

@@ -69,6 +69,8 @@ export interface QueryPlan {
   readonly bind_count: number;
   readonly indexed_fields: string[];
   readonly unindexed_fields: string[];
+  /** The database's own plan of that statement (PostgreSQL: EXPLAIN), one line per entry, where the driver has one. */
+  readonly database_plan?: readonly string[];
 }
 
 export interface QueryOptions {

@@ -75,7 +75,7 @@ function planOf(filter: FilterNode, text: string, bindCount: number): QueryPlan 
 }
 
 class QueryRun {
-  private plan: { text: string; count: number } | null = null;
+  private plan: { text: string; values: readonly unknown[] } | null = null;
 
   constructor(
     private readonly client: pg.ClientBase,
@@ -85,7 +85,7 @@ class QueryRun {
 
   private async all(fragment: SqlFragment, remember = false): Promise<StoredRecord[]> {
     const { text, values } = numbered(fragment);
-    if (remember) this.plan = { text, count: values.length };
+    if (remember) this.plan = { text, values };
     const { rows } = await this.client.query<RecordRow>(text, values as unknown[]);
     return rows.map(rowToStored);
   }
@@ -96,8 +96,10 @@ class QueryRun {
     return rows[0] ?? {};
   }
 
-  result(items: StoredRecord[], matchedTotal: number): Result {
-    return { items, matchedTotal, ...(this.query.explain && this.plan ? { plan: planOf(this.query.filter, this.plan.text, this.plan.count) } : {}) };
+  async result(items: StoredRecord[], matchedTotal: number): Promise<Result> {
+    if (!this.query.explain || !this.plan) return { items, matchedTotal };
+    const { rows } = await this.client.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${this.plan.text}`, this.plan.values as unknown[]);
+    return { items, matchedTotal, plan: { ...planOf(this.query.filter, this.plan.text, this.plan.values.length), database_plan: rows.map((row) => row['QUERY PLAN']) } };
   }
 
   private select(where: SqlFragment, tail: SqlFragment = sql('')): SqlFragment {

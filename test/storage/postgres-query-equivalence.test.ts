@@ -52,9 +52,10 @@ describe('PostgreSQL and SQLite answer structured queries alike', function () {
     );
   });
 
-  it('explains with the SQL it ran', async () => {
+  it('explains with the SQL it ran and PostgreSQL\'s plan of it', async () => {
     const result = await postgres.query(parseRecordQuery({ filter: { 'body.s': 'a', thread: 'th_' + 'a'.repeat(64) }, explain: true }));
     expect(result.plan!.sql).to.match(/^SELECT .* FROM records WHERE .*body_doc @> /);
     expect(result.plan!.indexed_fields).to.include('thread');
+    expect(result.plan!.database_plan!.join('\n')).to.match(/Scan|Seq|Index|Bitmap/);
   });
 });
