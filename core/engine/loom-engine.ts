@@ -124,9 +124,11 @@ export class LoomEngine {
   async startLoops(): Promise<void> {
     if (this.loopsRunning) return;
     this.loopsRunning = true;
-    for (const loop of this.loops) if (!loop.singleton || !this.store.capabilities.sharedLog || !this.store.lease) await loop.start();
-    if (this.store.capabilities.sharedLog && this.store.lease && this.loops.some((loop) => loop.singleton)) {
-      this.leaderLease = this.store.lease(LEADER_LEASE, (held) => {
+    const leased = this.store.capabilities.sharedLog === true && this.store.lease !== undefined;
+    for (const loop of this.loops) if (!loop.singleton || !leased) await loop.start();
+    // Taken even without singleton loops: leadership also decides who serves in-memory work (re-credential challenges).
+    if (leased) {
+      this.leaderLease = this.store.lease!(LEADER_LEASE, (held) => {
         // Transitions run one after another: a loop stops (its run in flight finished) before it can start again.
         this.leadership = this.leadership.then(() => this.setSingletons(held)).catch((error: unknown) => this.onError(error, 'leadership change failed'));
       });

@@ -91,8 +91,10 @@ export class ReconcileLoop implements EngineLoop {
     const store = this.deps.checkpoint;
     if (store) {
       const saved = await store.read().catch(() => null);
-      // No checkpoint yet: start at the head of the log.
       if (saved !== null && saved <= head) after = saved;
+      // No checkpoint yet: start at the head of the log, and say so at once. With a shared log, a
+      // successor taking over before the first periodic save must resume here, not at its own head.
+      if (saved === null) await store.write(after).catch((error: unknown) => this.deps.telemetry.error('reconcile checkpoint not saved', error));
     }
     this.position = after;
     this.savedCheckpoint = after;
