@@ -16,6 +16,38 @@ const WARMUP_S = Math.max(1, Math.round(2 * SCALE));
 const PG_TARGET = 2000;
 const SCALE_OUT_TARGET = 1.5;
 
+/**
+ * The machine's CPU use while `work` runs, as the median of one-second
+ * samples of /proc/stat (all cores; 100% = every core busy): evidence of
+ * whether a run was bound by the machine rather than by Loom.
+ */
+async function withCpuSamples<T>(work: () => Promise<T>): Promise<{ value: T; busyPct: number | null }> {
+  const { readFileSync } = await import('node:fs');
+  const read = () => {
+    try {
+      const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+      const idle = fields[3]! + (fields[4] ?? 0);
+      return { idle, total: fields.reduce((a, b) => a + b, 0) };
+    } catch {
+      return null;
+    }
+  };
+  const samples: number[] = [];
+  let last = read();
+  const timer = setInterval(() => {
+    const now = read();
+    if (now && last && now.total > last.total) samples.push(100 * (1 - (now.idle - last.idle) / (now.total - last.total)));
+    last = now;
+  }, 1000);
+  try {
+    const value = await work();
+    samples.sort((a, b) => a - b);
+    return { value, busyPct: samples.length === 0 ? null : round(samples[Math.floor(samples.length / 2)]!, 1) };
+  } finally {
+    clearInterval(timer);
+  }
+}
+
 function measure(label: string, payload: unknown): Promise<Measured> {
   return measureServer(import.meta.url, label, 'loom', payload, { warmupS: WARMUP_S, durationS: DURATION_S });
 }
@@ -46,15 +78,19 @@ async function twoServers(databaseUrl: string): Promise<{ perServer: number[]; t
 async function run() {
   const unavailable = postgresUnavailable();
   if (unavailable) throw new Error(`cannot run: ${unavailable}`);
-  const cluster = await ThrowawayCluster.start();
+  // BENCH_PG_FSYNC=off takes the WAL flush out of each commit, to see what bounds the scale-out.
+  const fsync = process.env['BENCH_PG_FSYNC'] !== 'off';
+  const cluster = await ThrowawayCluster.start({ fsync });
   try {
-    log(`    ${CONNECTIONS} connections, ${WARMUP_S} s warm-up + ${DURATION_S} s measured; each server in its own process; PostgreSQL ${cluster.url()} (fsync on)`);
+    log(`    ${CONNECTIONS} connections, ${WARMUP_S} s warm-up + ${DURATION_S} s measured; each server in its own process; PostgreSQL ${cluster.url()} (fsync ${fsync ? 'on' : 'off'})`);
     const sqlite = await measure('loom sqlite', { durability: 'full', storage: 'sqlite' });
     log(`    Loom on SQLite (full) [baseline]:  ${describe(sqlite)}`);
-    const one = await measure('loom postgres', { durability: 'full', storage: 'postgres', databaseUrl: await cluster.createDatabase('one_server') });
-    log(`    Loom on PostgreSQL, one server:    ${describe(one)}`);
-    const two = await twoServers(await cluster.createDatabase('two_servers'));
-    log(`    Loom on PostgreSQL, two servers:   ${fmt(two.total)} 2xx/s (${two.perServer.map((n) => fmt(n)).join(' + ')}); ${fmt(two.stored)} records stored (incl. warm-up)`);
+    const oneDb = await cluster.createDatabase('one_server');
+    const { value: one, busyPct: oneBusy } = await withCpuSamples(() => measure('loom postgres', { durability: 'full', storage: 'postgres', databaseUrl: oneDb }));
+    log(`    Loom on PostgreSQL, one server:    ${describe(one)}; machine CPU busy ${oneBusy ?? '?'}% (median of 1-s samples)`);
+    const twoDb = await cluster.createDatabase('two_servers');
+    const { value: two, busyPct: twoBusy } = await withCpuSamples(() => twoServers(twoDb));
+    log(`    Loom on PostgreSQL, two servers:   ${fmt(two.total)} 2xx/s (${two.perServer.map((n) => fmt(n)).join(' + ')}); ${fmt(two.stored)} records stored (incl. warm-up); machine CPU busy ${twoBusy ?? '?'}%`);
     const pgRatio = one.completedPerSec / sqlite.completedPerSec;
     const scaleOut = two.total / one.completedPerSec;
     log(`    RATIO PostgreSQL ÷ SQLite: ${pgRatio.toFixed(3)} (${fmt(one.completedPerSec)} vs ${fmt(sqlite.completedPerSec)} appends/s; goal ≥ ${fmt(PG_TARGET)}/s absolute)`);
@@ -64,7 +100,7 @@ async function run() {
       ratioCheck('two servers on one database ÷ one server, appends/s', scaleOut, '>=', SCALE_OUT_TARGET, `${fmt(two.total)} vs ${fmt(one.completedPerSec)} appends/s`),
     ];
     return {
-      figures: { connections: CONNECTIONS, duration_s: DURATION_S, sqlite, postgres_one: one, postgres_two: two, ratio_pg_sqlite: round(pgRatio, 3), ratio_two_one: round(scaleOut, 3) },
+      figures: { connections: CONNECTIONS, duration_s: DURATION_S, sqlite, postgres_one: one, postgres_two: two, cpu_busy_pct_one: oneBusy, cpu_busy_pct_two: twoBusy, ratio_pg_sqlite: round(pgRatio, 3), ratio_two_one: round(scaleOut, 3) },
       checks,
       childPeakRssMb: Math.max(sqlite.serverPeakRssMb, one.serverPeakRssMb),
       notes: ['The database server, the Loom servers and autocannon share the machine\'s 2 cores: two servers compete with PostgreSQL for CPU, which bounds the scale-out here.'],
