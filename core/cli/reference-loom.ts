@@ -26,6 +26,7 @@ import { foldsPlugin } from '../../plugins/folds/index.js';
 import { graphPlugin } from '../../plugins/graph/index.js';
 import { createDataPlanePlugin, type DataPlaneOptions } from '../../plugins/data-plane/index.js';
 import { createTrustPlugin } from '../../plugins/trust/index.js';
+import { createSearchPlugin, type SearchOptions } from '../../plugins/search/index.js';
 import { createFederationPlugin, InstanceKey, instanceKeyDir, type FederationOptions } from '../../plugins/federation/index.js';
 
 export const STORE_BACKENDS = ['sqlite', 'level', 'postgres'] as const;
@@ -50,6 +51,8 @@ export interface ReferenceLoomOptions extends Omit<LoomOptions, 'store' | 'plugi
   readonly clock?: () => number;
   /** Options of the data plane (chunk size, upload lifetime, default quota, read-URL lifetimes). */
   readonly data?: Partial<DataPlaneOptions>;
+  /** Options of the search plugin (embedding batches and retries, HNSW parameters, find's file size cap). */
+  readonly search?: Partial<SearchOptions>;
   /**
    * Federation (off by default): its options, or false. When on, the instance
    * DID is the did:key of the Ed25519 key in `<dataDir>/plugins/federation/`.
@@ -94,7 +97,7 @@ export async function persistedInstanceDid(dataDir: string): Promise<string> {
 }
 
 export async function createReferenceLoom(options: ReferenceLoomOptions = {}): Promise<Loom> {
-  const { storage = 'sqlite', plugins = [], ledger, auth, durability, rules, fleet, data, clock, federation = false, databaseUrl, databaseSchema, ...rest } = options;
+  const { storage = 'sqlite', plugins = [], ledger, auth, durability, rules, fleet, data, search, clock, federation = false, databaseUrl, databaseSchema, ...rest } = options;
   const dataDir = resolvePath(options.dataDir ?? './data');
   await mkdir(dataDir, { recursive: true });
   const key = federation === false ? null : await InstanceKey.loadOrCreate(instanceKeyDir(dataDir));
@@ -116,6 +119,7 @@ export async function createReferenceLoom(options: ReferenceLoomOptions = {}): P
       graphPlugin,
       actorsPlugin,
       { plugin: createDataPlanePlugin({ now: clock }), options: data ?? {} },
+      { plugin: createSearchPlugin({ now: clock }), options: search ?? {} },
       ...(key && federation !== false ? [{ plugin: createFederationPlugin({ key, now: clock }), options: federation }] : []),
       ...plugins,
     ],

@@ -45,6 +45,13 @@ function conventionsOf(info: ServerInfo, facts: DiscoveryFacts | null) {
   return conventions as ServerInfo['conventions'];
 }
 
+/** Facts plugins contributed under `<prefix>.<name>`, by name (e.g. the search plugin's `semantic_search.embedder`). */
+function factsUnder(facts: DiscoveryFacts | null, prefix: string): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(facts?.read('manifest') ?? {})) if (key.startsWith(prefix + '.')) out[key.slice(prefix.length + 1)] = value;
+  return out;
+}
+
 export function buildCapabilitiesManifest(info: ServerInfo, flags: CapabilityFlags, caller: Caller, facts: DiscoveryFacts | null = null) {
   const capabilities = flags.snapshot();
   return {
@@ -56,7 +63,8 @@ export function buildCapabilitiesManifest(info: ServerInfo, flags: CapabilityFla
     record: { algebra_version: RECORD_ALGEBRA_VERSION, hashed_fields: [...HASHED_FIELDS] },
     mcp_tools: [] as string[],
     transports: { http: true, sse: capabilities['threads.watch'] === true },
-    semantic_search: { enabled: capabilities['records.semantic_search'] === true },
+    // `enabled` unless the search plugin says more (whether a provider is configured, which embedder).
+    semantic_search: { enabled: capabilities['records.semantic_search'] === true, ...factsUnder(facts, 'semantic_search') },
     store_backends: [...info.storeBackends],
     store_backend: info.storeBackend,
     capabilities,

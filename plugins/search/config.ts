@@ -1,0 +1,20 @@
+import { Type, type Static } from 'typebox';
+
+export const SearchOptions = Type.Object(
+  {
+    embedBatchSize: Type.Integer({ minimum: 1, maximum: 512, default: 32, description: 'Records per request to the embedding server.' }),
+    embedTimeoutMs: Type.Integer({ minimum: 100, default: 30_000, description: 'Time one embedding request may take.' }),
+    embedRetries: Type.Integer({ minimum: 0, maximum: 10, default: 2, description: 'Retries of a request that failed for a reason worth retrying (unreachable, 429, 5xx).' }),
+    embedBackoffMs: Type.Integer({ minimum: 1, default: 250, description: 'First retry delay; doubles per retry, with jitter.' }),
+    maxBackoffMs: Type.Integer({ minimum: 10, default: 60_000, description: 'Longest wait of the background embedder between attempts while the server is down.' }),
+    hnswMinVectors: Type.Integer({ minimum: 0, default: 10_000, description: 'Vectors of a model before the HNSW graph is built; exact search below.' }),
+    hnswM: Type.Integer({ minimum: 4, maximum: 64, default: 16 }),
+    hnswEfConstruction: Type.Integer({ minimum: 10, maximum: 1000, default: 100 }),
+    hnswEfSearch: Type.Integer({ minimum: 10, maximum: 1000, default: 100 }),
+    findMaxFileBytes: Type.Integer({ minimum: 0, default: 1_048_576, description: 'Text files larger than this are found by name only.' }),
+    findSliceRecords: Type.Integer({ minimum: 10, default: 500, description: 'Records indexed for find before the indexer yields to other work.' }),
+  },
+  { additionalProperties: false },
+);
+
+export type SearchOptions = Static<typeof SearchOptions>;

@@ -1,0 +1,347 @@
+/**
+ * Blended find (spec §4.3): BM25 over conversations and files, one ranking.
+ *
+ * Feeding: a loop reads the log after its cursor in slices
+ * (`findSliceRecords`), woken by the broadcast; conversation records go into
+ * the index, data-plane node records mark their namespace, whose files are
+ * then reconciled against the data plane's tree (added, re-read when their
+ * content changed, dropped when gone) with text contents read from the blob
+ * store. Ingest never waits for it. At start the index is rebuilt from the
+ * log the same way (searches meanwhile answer from what is indexed and
+ * `/v1/search/stats` shows what is pending).
+ *
+ * Answering: every matching document, best first; each is checked against
+ * the caller's read view (records through the reader, files through the
+ * caller's view of the namespace tree) before it counts, and a thread gives
+ * one hit (its best record), so a page is short only when fewer visible hits
+ * exist.
+ */
+import { Readable } from 'node:stream';
+import { SYSTEM, type Caller } from '../../core/access/caller.js';
+import type { RecordReader } from '../../core/engine/record-reader.js';
+import type { Logger } from '../../core/plugin/logger.js';
+import { DEFAULT_NAMESPACE } from '../../core/records/namespace-path.js';
+import { RESERVED_THREADS } from '../../core/records/reserved-threads.js';
+import { DATA_FOLD, NODE_KIND, type DataNode, type DataPlane, type DataState } from '../data-plane/index.js';
+import type { SearchOptions } from './config.js';
+import { FIELD_BOOST, FindIndex, materialDocId, type DocType, type MaterialDocInfo } from './find-index.js';
+import { recordText } from './record-text.js';
+import { snippet, type Snippet } from './snippet.js';
+
+export const FIND_LIMIT_DEFAULT = 20;
+export const FIND_LIMIT_MAX = 100;
+
+/** Media types whose bytes are text worth indexing (besides text/*). */
+const TEXT_TYPES = new Set(['application/json', 'application/x-ndjson', 'application/ndjson', 'application/yaml', 'application/x-yaml', 'application/xml', 'application/javascript', 'application/typescript', 'application/toml', 'application/x-sh', 'application/sql', 'application/csv']);
+/** Extensions read as text whatever the declared type (an upload often says application/octet-stream). */
+const TEXT_EXTENSIONS = /\.(txt|md|markdown|rst|adoc|csv|tsv|json|jsonl|ndjson|ya?ml|toml|ini|cfg|conf|xml|html?|css|js|mjs|cjs|ts|tsx|jsx|py|rb|go|rs|java|kt|c|h|cc|cpp|hpp|cs|swift|sh|bash|zsh|sql|proto|graphql|tex|log)$/i;
+
+export function isTextFile(path: string, contentType: string | null): boolean {
+  const type = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
+  return type.startsWith('text/') || TEXT_TYPES.has(type) || type.endsWith('+json') || type.endsWith('+xml') || TEXT_EXTENSIONS.test(path);
+}
+
+export interface FindRequest {
+  readonly q: string;
+  readonly limit: number;
+  readonly types: ReadonlySet<DocType>;
+  readonly prefix: boolean;
+  readonly explain: boolean;
+}
+
+export interface FindHit {
+  object: 'find_hit';
+  type: DocType;
+  score: number;
+  title: string;
+  snippet: Snippet;
+  /** Which fields matched: title, name, path, content, text. */
+  why: string[];
+  thread?: string;
+  record?: string;
+  participants?: string[];
+  namespace?: string;
+  path?: string;
+  node?: { path: string; size_bytes: number; content_type: string | null; content_hash: string | null; modified_at: string | null };
+  explain?: { plane: string; bm25: number; rank: number; boosts: typeof FIELD_BOOST; terms: Record<string, string[]>; query_terms: string[] };
+}
+
+export interface FindDeps {
+  readonly reader: RecordReader;
+  readonly options: SearchOptions;
+  readonly log: Logger;
+  readonly now: () => number;
+}
+
+const FIELD_NAMES: Record<DocType, Record<string, string>> = {
+  thread: { title: 'title', path: 'path', text: 'text' },
+  material: { title: 'name', path: 'path', text: 'content' },
+};
+
+export class FindService {
+  private readonly index = new FindIndex();
+  private through = 0;
+  /** Bumped by a rebuild, so a slice read before it does not move the new cursor. */
+  private generation = 0;
+  /** Namespaces whose files must be reconciled, with the sequence the data plane's tree must have reached. */
+  private readonly dirty = new Map<string, number>();
+  private running = false;
+  private wake: (() => void) | null = null;
+  private loopDone: Promise<void> = Promise.resolve();
+  private unsubscribe: (() => void) | null = null;
+  private lastFailure: { at: string; message: string } | null = null;
+  private lastIndexedAt: string | null = null;
+  private rebuilding: { scope: string; startedAt: string } | null = null;
+  private skipThreads = new Set<string>(RESERVED_THREADS);
+  private startedAt = 0;
+  private readyAt: number | null = null;
+  /** Null when the data-plane plugin is not loaded: find searches conversations only. */
+  private data: DataPlane | null = null;
+
+  constructor(private readonly deps: FindDeps) {}
+
+  start(data: DataPlane | null): void {
+    this.data = data;
+    this.skipThreads = new Set([...RESERVED_THREADS, ...this.deps.reader.systemThreads()]);
+    this.running = true;
+    this.startedAt = this.deps.now();
+    this.rebuilding = { scope: 'all', startedAt: new Date(this.startedAt).toISOString() };
+    this.markAllNamespaces();
+    this.unsubscribe = this.deps.reader.onPublished(() => this.poke());
+    this.loopDone = this.loop();
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    this.unsubscribe?.();
+    this.poke();
+    await this.loopDone;
+  }
+
+  private poke(): void {
+    const wake = this.wake;
+    this.wake = null;
+    wake?.();
+  }
+
+  /** Resolves once everything published so far is indexed (tests, benchmarks). */
+  async caughtUp(): Promise<void> {
+    while (this.through < this.deps.reader.position || this.dirty.size > 0 || this.index.dirt > 0) {
+      this.poke();
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  }
+
+  private markAllNamespaces(): void {
+    if (!this.data) return;
+    this.deps.reader.globalFoldState<DataState>(SYSTEM, DATA_FOLD).then(
+      ({ state }) => {
+        for (const namespace of state.namespaces.keys()) this.mark(namespace, 0);
+        this.poke();
+      },
+      (error: unknown) => this.noteFailure(error),
+    );
+  }
+
+  private async loop(): Promise<void> {
+    while (this.running) {
+      let worked = false;
+      try {
+        worked = (await this.indexSlice()) || (await this.reconcileOne()) || (await this.index.vacuumIfDirty());
+        if (worked) this.lastIndexedAt = new Date(this.deps.now()).toISOString();
+        if (!worked && this.rebuilding && this.through >= this.deps.reader.position) {
+          this.deps.log.log('info', 'find index ready', { scope: this.rebuilding.scope, documents: this.index.documents, took_ms: this.deps.now() - Date.parse(this.rebuilding.startedAt) });
+          this.rebuilding = null;
+          this.readyAt ??= this.deps.now();
+        }
+      } catch (error) {
+        this.noteFailure(error);
+        await this.sleep(1_000);
+        continue;
+      }
+      if (worked) await new Promise<void>((resolve) => setImmediate(resolve));
+      else await this.sleep(this.dirty.size > 0 ? 20 : 30_000);
+    }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        this.wake = null;
+        resolve();
+      }, ms);
+      timer.unref();
+      this.wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      if (!this.running) this.poke();
+    });
+  }
+
+  private noteFailure(error: unknown): void {
+    this.lastFailure = { at: new Date(this.deps.now()).toISOString(), message: (error as Error).message };
+    this.deps.log.log('warn', 'find indexing failed; retrying', { error: (error as Error).message });
+  }
+
+  /** Indexes the next slice of the log; false when there was none. */
+  private async indexSlice(): Promise<boolean> {
+    const generation = this.generation;
+    const page = await this.deps.reader.changesSince(SYSTEM, this.through, this.deps.options.findSliceRecords);
+    if (generation !== this.generation) return true;
+    if (page.length === 0) return false;
+    for (const stored of page) {
+      const record = stored.record;
+      const body = record.body as Record<string, unknown>;
+      if (body.kind === NODE_KIND) {
+        this.mark(typeof body.namespace === 'string' ? body.namespace : DEFAULT_NAMESPACE, stored.sequence);
+      } else if (!this.skipThreads.has(record.thread)) {
+        const { title, text } = recordText(record);
+        this.index.addRecord({ type: 'thread', recordId: record.id, thread: record.thread, sequence: stored.sequence }, record.actor, title, text);
+      }
+      this.through = stored.sequence;
+    }
+    return true;
+  }
+
+  private mark(namespace: string, sequence: number): void {
+    this.dirty.set(namespace, Math.max(sequence, this.dirty.get(namespace) ?? 0));
+  }
+
+  /** Brings one marked namespace's files in line with the data plane's tree; false when none was marked (or its tree is not there yet). */
+  private async reconcileOne(): Promise<boolean> {
+    const data = this.data;
+    const next = this.dirty.entries().next().value as [string, number] | undefined;
+    if (next === undefined || !data) {
+      this.dirty.clear();
+      return false;
+    }
+    const [namespace, needed] = next;
+    const { tree, watermark } = await data.treeFor(SYSTEM, namespace);
+    // The data plane's fold has not applied the change yet: come back to it (the loop sleeps briefly when nothing else moved).
+    if (watermark < needed) return false;
+    if (this.dirty.get(namespace) === needed) this.dirty.delete(namespace);
+    const held = this.index.materialsOf(namespace);
+    for (const [path, info] of held) {
+      const node = tree.nodes.get(path);
+      if (!node || node.kind !== 'file') this.index.removeDoc(materialDocId(namespace, path));
+      else if (node.content_hash !== info.contentHash) held.delete(path); // re-read below
+    }
+    for (const node of tree.nodes.values()) {
+      if (node.kind !== 'file') continue;
+      const existing = held.get(node.path);
+      if (existing && existing.contentHash === node.content_hash) continue;
+      const text = await this.readText(node);
+      this.index.putMaterial({ type: 'material', namespace, path: node.path, contentHash: node.content_hash, contents: text !== null }, text ?? '');
+    }
+    return true;
+  }
+
+  /** A text file's contents (null: not text, too large, or its bytes are not held here). */
+  private async readText(node: DataNode): Promise<string | null> {
+    const data = this.data;
+    if (!data || !node.content_hash || !isTextFile(node.path, node.content_type)) return null;
+    if (node.size_bytes > this.deps.options.findMaxFileBytes) return null;
+    if (node.size_bytes === 0) return '';
+    try {
+      const chunks: Buffer[] = [];
+      for await (const chunk of data.openBlob(node.content_hash, 0, node.size_bytes - 1) as Readable) chunks.push(chunk as Buffer);
+      const bytes = Buffer.concat(chunks);
+      if (bytes.subarray(0, 8192).includes(0)) return null; // binary after all
+      return bytes.toString('utf8');
+    } catch {
+      return null;
+    }
+  }
+
+  /** POST /v1/search/rebuild: drops the scope's documents and indexes them again in the background. */
+  rebuild(scope: 'materials' | 'threads' | 'all'): { dropped: number } {
+    const dropped = this.index.drop(scope === 'all' ? 'all' : scope === 'threads' ? 'thread' : 'material');
+    this.generation += 1;
+    if (scope !== 'materials') this.through = 0;
+    if (scope !== 'threads') this.markAllNamespaces();
+    this.rebuilding = { scope, startedAt: new Date(this.deps.now()).toISOString() };
+    this.poke();
+    return { dropped };
+  }
+
+  // ---- answering ----
+
+  async find(caller: Caller, request: FindRequest): Promise<{ hits: FindHit[]; planes_served: string[]; planes_degraded: string[] }> {
+    const results = this.index.search(request.q, { prefix: request.prefix, types: request.types });
+    const hits: FindHit[] = [];
+    const threadsSeen = new Set<string>();
+    const trees = new Map<string, Map<string, DataNode> | null>();
+    let rank = 0;
+    for (const result of results) {
+      if (hits.length >= request.limit) break;
+      rank += 1;
+      const info = this.index.info(result.id as string);
+      if (!info) continue;
+      const terms = new Set(result.terms);
+      const why = [...new Set(Object.values(result.match).flat().map((field) => FIELD_NAMES[info.type][field] ?? field))];
+      const explain = request.explain ? { plane: info.type === 'thread' ? 'threads' : why.includes('content') ? 'content' : 'names', bm25: result.score, rank, boosts: FIELD_BOOST, terms: result.match, query_terms: result.queryTerms } : undefined;
+      if (info.type === 'thread') {
+        if (threadsSeen.has(info.thread)) continue;
+        const stored = await this.deps.reader.get(caller, info.recordId);
+        if (!stored) continue;
+        threadsSeen.add(info.thread);
+        const { title, text } = recordText(stored.record);
+        const source = why.includes('text') || title === '' ? text || title : title;
+        hits.push({
+          object: 'find_hit',
+          type: 'thread',
+          score: result.score,
+          title: this.index.gist(info.thread) ?? info.thread,
+          snippet: snippet(source, terms),
+          why,
+          thread: info.thread,
+          record: info.recordId,
+          participants: this.index.participantsOf(info.thread),
+          ...(explain ? { explain } : {}),
+        });
+      } else {
+        const data = this.data;
+        if (!data) continue;
+        if (!trees.has(info.namespace)) trees.set(info.namespace, data.mayRead(caller, info.namespace) ? (await data.treeFor(caller, info.namespace)).tree.nodes : null);
+        const node = trees.get(info.namespace)?.get(info.path);
+        if (!node || node.kind !== 'file' || node.content_hash !== info.contentHash) continue;
+        const text = why.includes('content') ? await this.readText(node) : null;
+        hits.push({
+          object: 'find_hit',
+          type: 'material',
+          score: result.score,
+          title: info.path.slice(info.path.lastIndexOf('/') + 1),
+          snippet: snippet(text ?? info.path, terms),
+          why,
+          namespace: info.namespace,
+          path: info.path,
+          node: { path: node.path, size_bytes: node.size_bytes, content_type: node.content_type, content_hash: node.content_hash, modified_at: node.modified_at },
+          ...(explain ? { explain } : {}),
+        });
+      }
+    }
+    const planes = [...(request.types.has('material') && this.data ? ['names', 'content'] : []), ...(request.types.has('thread') ? ['threads'] : [])];
+    const degraded = this.rebuilding ? planes : request.types.has('material') && !this.data ? ['names', 'content'] : [];
+    return { hits, planes_served: planes, planes_degraded: degraded };
+  }
+
+  stats(): Record<string, unknown> {
+    const position = this.deps.reader.position;
+    return {
+      engine: 'minisearch (BM25)',
+      documents: this.index.documents,
+      indexed_through: this.through,
+      log_position: position,
+      coverage: position === 0 ? 1 : Math.min(1, this.through / position),
+      pending_records: Math.max(0, position - this.through),
+      pending_namespaces: this.dirty.size,
+      pending_discards: this.index.dirt,
+      materials_plane: this.data !== null,
+      rebuilding: this.rebuilding,
+      ready_after_ms: this.readyAt === null ? null : this.readyAt - this.startedAt,
+      last_indexed_at: this.lastIndexedAt,
+      last_failure: this.lastFailure,
+    };
+  }
+}

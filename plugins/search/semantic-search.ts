@@ -1,0 +1,452 @@
+/**
+ * Semantic search (spec §4.2): records are embedded by a local embedding
+ * server after they are stored, and searched by cosine similarity.
+ *
+ * - One background loop per server reads the log from the active model's
+ *   frontier in batches and embeds what it finds; the broadcast only wakes
+ *   it. The log is the queue, so nothing waits in memory and an embedding
+ *   server that is down or slow never slows or fails ingest: the loop backs
+ *   off (doubling, to `maxBackoffMs`) and resumes where it stopped.
+ * - `backfill(limit)` does the same work synchronously, under the same lock,
+ *   for POST /v1/records/embed.
+ * - A batch the server refuses (a 4xx) is retried record by record; a
+ *   record refused alone is counted `failed` and passed over for this model.
+ * - Vectors are kept per model (vector-store.ts); changing the model opens
+ *   that model's store, leaving the others on disk, unused.
+ * - Records on reserved and plugin-declared system threads (configuration,
+ *   credentials, consent, ...) are never embedded.
+ */
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+import { SYSTEM, type Caller } from '../../core/access/caller.js';
+import type { RecordReader } from '../../core/engine/record-reader.js';
+import { LoomError } from '../../core/errors/loom-error.js';
+import type { Config } from '../../core/folds/config/config-topic.js';
+import type { Logger } from '../../core/plugin/logger.js';
+import type { LoomRecord } from '../../core/records/record.js';
+import { RESERVED_THREADS } from '../../core/records/reserved-threads.js';
+import type { StoredRecord } from '../../storage/contract/stored-record.js';
+import { threadsOf } from '../../core/access/restriction.js';
+import type { SearchOptions } from './config.js';
+import { embeddingProviderTopic, type EmbeddingProvider } from './embedding-provider-topic.js';
+import { EmbedderError, OllamaEmbedClient } from './ollama-client.js';
+import { bodyKind, embeddingText } from './record-text.js';
+import { VectorIndex } from './vector-index.js';
+import { unit, VectorStore, type SlotMeta } from './vector-store.js';
+
+export const K_DEFAULT = 10;
+export const K_MAX = 100;
+export const EMBED_LIMIT_DEFAULT = 100;
+export const EMBED_LIMIT_MAX = 500;
+/** Candidate lists above this are searched through the graph; below, exactly. */
+const EXACT_SUBSET_MAX = 20_000;
+/** Graph candidates asked for before a search falls back to an exact scan. */
+const GRAPH_CANDIDATES_MAX = 4_096;
+
+export interface SearchRequest {
+  readonly query: string;
+  readonly k: number;
+  readonly thread?: string;
+  readonly actor?: string;
+  readonly kind?: string;
+  readonly afterClock?: number;
+}
+
+export interface EmbedReport {
+  embedder: string;
+  embedded: number;
+  skipped_empty: number;
+  failed: number;
+  remaining: number;
+  has_more: boolean;
+}
+
+interface Active {
+  readonly provider: EmbeddingProvider;
+  readonly client: OllamaEmbedClient;
+  readonly store: VectorStore;
+  readonly index: VectorIndex;
+}
+
+export interface Failure {
+  readonly at: string;
+  readonly message: string;
+  readonly status: number | null;
+}
+
+export interface SemanticSearchDeps {
+  readonly reader: RecordReader;
+  readonly config: Config;
+  /** `<dataDir>/plugins/search/vectors`, or null for in-memory vectors. */
+  readonly dir: string | null;
+  readonly options: SearchOptions;
+  readonly log: Logger;
+  readonly now: () => number;
+}
+
+/** `ollama:<model>`, the `embedder` field of answers. */
+export const embedderName = (provider: EmbeddingProvider) => `${provider.kind}:${provider.model}`;
+
+const modelKey = (provider: EmbeddingProvider) => createHash('sha256').update(`${provider.kind}\u0000${provider.model}`).digest('hex').slice(0, 16);
+
+export class SemanticSearch {
+  private active: Active | null = null;
+  private switching: Promise<void> = Promise.resolve();
+  private readonly stores = new Map<string, { store: VectorStore; index: VectorIndex }>();
+  /** Serialises embedding work (the loop and backfills) so the frontier moves one way. */
+  private work: Promise<unknown> = Promise.resolve();
+  private running = false;
+  private wake: (() => void) | null = null;
+  private loopDone: Promise<void> = Promise.resolve();
+  private unsubscribe: (() => void) | null = null;
+  private unwatch: (() => void) | null = null;
+  private failures = 0;
+  private lastFailureValue: Failure | null = null;
+  private lastSuccessAt: string | null = null;
+  private lastSaveAt = 0;
+  private skipThreads: Set<string> = new Set(RESERVED_THREADS);
+
+  constructor(private readonly deps: SemanticSearchDeps) {}
+
+  /** Applies the configured provider and starts the background embedder. */
+  async start(): Promise<void> {
+    this.skipThreads = new Set([...RESERVED_THREADS, ...this.deps.reader.systemThreads()]);
+    this.unwatch = this.deps.config.watch(embeddingProviderTopic, () => {
+      this.failures = 0;
+      this.poke();
+    });
+    await this.applyConfig();
+    this.running = true;
+    // While backing off from a failing server, new records do not wake the loop (that would retry per record).
+    this.unsubscribe = this.deps.reader.onPublished(() => this.failures === 0 && this.poke());
+    this.loopDone = this.loop();
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    this.unsubscribe?.();
+    this.unwatch?.();
+    this.poke();
+    await this.loopDone;
+    await this.work.catch(() => undefined);
+    for (const { index } of this.stores.values()) await index.save().catch(() => undefined);
+  }
+
+  private poke(): void {
+    const wake = this.wake;
+    this.wake = null;
+    wake?.();
+  }
+
+  /** Switches to the configured provider's model (opening its vectors), or turns search off. */
+  private applyConfig(): Promise<void> {
+    this.switching = this.switching.then(async () => {
+      const entry = this.deps.config.single(embeddingProviderTopic);
+      const provider = entry?.provider ?? null;
+      if (!provider) {
+        this.active = null;
+        return;
+      }
+      const current = this.active?.provider;
+      if (current && current.model === provider.model && current.endpoint === provider.endpoint) return;
+      const key = modelKey(provider);
+      let opened = this.stores.get(key);
+      if (!opened) {
+        const store = await VectorStore.open(this.deps.dir === null ? null : join(this.deps.dir, key), provider.kind, provider.model);
+        const index = new VectorIndex(store, { minVectors: this.deps.options.hnswMinVectors, m: this.deps.options.hnswM, efConstruction: this.deps.options.hnswEfConstruction, efSearch: this.deps.options.hnswEfSearch });
+        await index.open();
+        opened = { store, index };
+        this.stores.set(key, opened);
+      }
+      const options = this.deps.options;
+      this.active = { provider, client: new OllamaEmbedClient(provider.endpoint, provider.model, { timeoutMs: options.embedTimeoutMs, retries: options.embedRetries, backoffMs: options.embedBackoffMs }), ...opened };
+      this.failures = 0;
+      this.deps.log.log('info', 'semantic search provider', { embedder: embedderName(provider), endpoint: provider.endpoint, vectors: opened.store.size, frontier: opened.store.frontier });
+      this.poke();
+    });
+    return this.switching;
+  }
+
+  /** Waits until a configuration change seen so far has been applied (tests, routes right after a write). */
+  settled(): Promise<void> {
+    return this.switching;
+  }
+
+  /** Whether a provider is configured (read live from the configuration). */
+  get enabled(): boolean {
+    return (this.deps.config.single(embeddingProviderTopic)?.provider ?? null) !== null;
+  }
+
+  get embedder(): string | null {
+    const provider = this.deps.config.single(embeddingProviderTopic)?.provider ?? null;
+    return provider ? embedderName(provider) : null;
+  }
+
+  /** The provider in force: the configuration fold is read live, so a request right after a configuration write sees it. */
+  private async current(): Promise<Active | null> {
+    const provider = this.deps.config.single(embeddingProviderTopic)?.provider ?? null;
+    const active = this.active?.provider ?? null;
+    if (provider?.model !== active?.model || provider?.endpoint !== active?.endpoint) await this.applyConfig();
+    return this.active;
+  }
+
+  private async requireActive(): Promise<Active> {
+    await this.current();
+    if (!this.active) throw new LoomError('SEMANTIC_SEARCH_DISABLED', 'semantic search is off: no embedding provider is configured (write the embedding_provider configuration topic)');
+    return this.active;
+  }
+
+  private serialised<T>(work: () => Promise<T>): Promise<T> {
+    const result = this.work.catch(() => undefined).then(work);
+    this.work = result.catch(() => undefined);
+    return result;
+  }
+
+  // ---- embedding ----
+
+  private async loop(): Promise<void> {
+    while (this.running) {
+      const active = await this.current();
+      let progressed = false;
+      if (active) {
+        try {
+          const report = await this.serialised(() => this.embedNext(active, this.deps.options.embedBatchSize * 4));
+          progressed = report.examined > 0;
+          if (progressed) this.noteSuccess();
+        } catch (error) {
+          this.noteFailure(error);
+          await this.sleep(Math.min(this.deps.options.maxBackoffMs, this.deps.options.embedBackoffMs * 2 ** Math.min(this.failures, 20)));
+          continue;
+        }
+        // The graph catches up in short slices between batches; it is saved when the embedder is idle.
+        active.index.indexSome(progressed ? 20 : 50);
+        if (!progressed && active.index.pending === 0 && this.deps.now() - this.lastSaveAt > 30_000) {
+          this.lastSaveAt = this.deps.now();
+          await active.index.save().catch((error: unknown) => this.deps.log.log('warn', 'saving the vector graph failed', { error: (error as Error).message }));
+        }
+      }
+      if (!progressed && (!active || active.index.pending === 0)) await this.sleep(30_000);
+      else await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        this.wake = null;
+        resolve();
+      }, ms);
+      timer.unref();
+      this.wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      if (!this.running) this.poke();
+    });
+  }
+
+  private noteSuccess(): void {
+    this.failures = 0;
+    this.lastSuccessAt = new Date(this.deps.now()).toISOString();
+  }
+
+  private noteFailure(error: unknown): void {
+    this.failures += 1;
+    const status = error instanceof EmbedderError ? error.status : null;
+    this.lastFailureValue = { at: new Date(this.deps.now()).toISOString(), message: (error as Error).message, status };
+    if (this.failures === 1 || this.failures % 20 === 0) this.deps.log.log('warn', 'embedding failed; retrying with backoff', { error: (error as Error).message, consecutive_failures: this.failures });
+  }
+
+  private eligible(stored: StoredRecord): boolean {
+    return !this.skipThreads.has(stored.record.thread);
+  }
+
+  /**
+   * Examines up to `limit` eligible records after the frontier: embeds those
+   * with text, passes over those without, and moves the frontier past them.
+   * Throws EmbedderError when the server cannot be used (nothing moves).
+   */
+  private async embedNext(active: Active, limit: number): Promise<{ examined: number; embedded: number; skipped: number; failed: number }> {
+    const { store } = active;
+    const batch: StoredRecord[] = [];
+    let through = store.frontier;
+    while (batch.length < limit) {
+      const page = await this.deps.reader.changesSince(SYSTEM, through, Math.max(limit, 100));
+      if (page.length === 0) break;
+      for (const stored of page) {
+        through = stored.sequence;
+        if (this.eligible(stored) && !store.has(stored.sequence)) batch.push(stored);
+        if (batch.length >= limit) break;
+      }
+      if (page.length < Math.max(limit, 100)) break;
+    }
+    if (through === store.frontier) return { examined: 0, embedded: 0, skipped: 0, failed: 0 };
+    const withText: Array<{ stored: StoredRecord; text: string }> = [];
+    let skipped = 0;
+    for (const stored of batch) {
+      const text = embeddingText(stored.record);
+      if (text.trim() === '') skipped += 1;
+      else withText.push({ stored, text });
+    }
+    const entries: Array<{ meta: SlotMeta; vector: number[] }> = [];
+    const failed: number[] = [];
+    const size = this.deps.options.embedBatchSize;
+    for (let i = 0; i < withText.length; i += size) {
+      const chunk = withText.slice(i, i + size);
+      const vectors = await this.embedChunk(active, chunk.map((item) => item.text));
+      chunk.forEach((item, j) => {
+        const vector = vectors[j];
+        if (vector === null || vector === undefined || (store.dimensions > 0 && vector.length !== store.dimensions)) failed.push(item.stored.sequence);
+        else entries.push({ meta: slotMeta(item.stored), vector });
+      });
+    }
+    await store.append(entries, through, failed);
+    return { examined: batch.length, embedded: entries.length, skipped, failed: failed.length };
+  }
+
+  /** Vectors for `texts`; null for a text the server refuses on its own (the others still embed). */
+  private async embedChunk(active: Active, texts: string[]): Promise<Array<number[] | null>> {
+    try {
+      return await active.client.embed(texts);
+    } catch (error) {
+      if (!(error instanceof EmbedderError) || error.transient) throw error;
+      if (texts.length === 1) return [null];
+      const out: Array<number[] | null> = [];
+      for (const text of texts) out.push(...(await this.embedChunk(active, [text])));
+      return out;
+    }
+  }
+
+  /** POST /v1/records/embed: embeds up to `limit` records lacking a vector under the active model. */
+  async backfill(limit: number): Promise<EmbedReport> {
+    const active = await this.requireActive();
+    const result = await this.serialised(() => this.embedNext(active, limit)).catch((error: unknown) => {
+      if (error instanceof EmbedderError) {
+        this.noteFailure(error);
+        throw new LoomError('EMBEDDER_FAILED', error.message, { provider_status: error.status });
+      }
+      throw error;
+    });
+    if (result.examined > 0) this.noteSuccess();
+    this.poke();
+    const remaining = Math.max(0, this.deps.reader.position - active.store.frontier);
+    return { embedder: embedderName(active.provider), embedded: result.embedded, skipped_empty: result.skipped, failed: result.failed, remaining, has_more: remaining > 0 };
+  }
+
+  // ---- searching ----
+
+  /** The query's unit vector. */
+  private async embedQuery(active: Active, query: string): Promise<Float32Array> {
+    try {
+      const [vector] = await active.client.embed([query]);
+      return unit(vector!);
+    } catch (error) {
+      if (error instanceof EmbedderError) throw new LoomError('EMBEDDER_FAILED', error.message, { provider_status: error.status });
+      throw error;
+    }
+  }
+
+  /**
+   * The k records most similar to the query that match the filters and that
+   * `caller` may read, best first. Filters and visibility narrow the
+   * candidates before the k are taken, so a page is short only when fewer
+   * than k records qualify.
+   */
+  async search(caller: Caller, request: SearchRequest): Promise<{ embedder: string; k: number; hits: Array<{ stored: StoredRecord; score: number }> }> {
+    if (request.query.trim() === '') throw new LoomError('EMPTY_QUERY', 'query is empty: give the text to search for');
+    const active = await this.requireActive();
+    const query = await this.embedQuery(active, request.query);
+    const { store, index } = active;
+    const k = request.k;
+    const hits: Array<{ stored: StoredRecord; score: number }> = [];
+    if (store.size === 0) return { embedder: embedderName(active.provider), k, hits };
+    if (query.length !== store.dimensions) throw new LoomError('EMBEDDER_FAILED', `the embedding server answered ${query.length} dimensions for the query where ${active.provider.model}'s stored vectors have ${store.dimensions}`, { provider_status: null });
+
+    const restriction = this.deps.reader.restriction(caller);
+    const confined = restriction ? threadsOf(restriction) : null;
+    const accept = (slot: number): boolean => {
+      const meta = store.meta(slot);
+      if (request.thread !== undefined && meta.thread !== request.thread) return false;
+      if (request.actor !== undefined && meta.actor !== request.actor) return false;
+      if (request.kind !== undefined && meta.kind !== request.kind) return false;
+      if (request.afterClock !== undefined && !(meta.clock > request.afterClock)) return false;
+      if (confined && !confined.has(meta.thread)) return false;
+      return true;
+    };
+    // A small candidate list (one thread, a thread-grained caller, one actor) is searched exactly.
+    let subset: number[] | null = null;
+    if (request.thread !== undefined) subset = [...store.slotsOfThread(request.thread)];
+    else if (confined) subset = [...confined].flatMap((thread) => store.slotsOfThread(thread));
+    else if (request.actor !== undefined) subset = [...store.slotsOfActor(request.actor)];
+
+    const seen = new Set<number>();
+    /** Reads candidates best first, keeping those the caller may read; true when k were found. */
+    const take = async (ranked: ReadonlyArray<{ slot: number; score: number }>): Promise<boolean> => {
+      for (const { slot, score } of ranked) {
+        if (seen.has(slot)) continue;
+        seen.add(slot);
+        const stored = await this.deps.reader.get(caller, store.meta(slot).id);
+        if (stored) hits.push({ stored, score });
+        if (hits.length >= k) return true;
+      }
+      return false;
+    };
+    if (subset !== null && subset.length <= EXACT_SUBSET_MAX) {
+      await take(index.exact(query, subset.length, accept, subset));
+    } else {
+      // The graph's candidates, more each round while the caller may not read enough of them; then an exact scan.
+      let n = k;
+      for (;;) {
+        const { hits: ranked, exhaustive } = index.nearest(query, n, accept);
+        hits.length = 0;
+        seen.clear();
+        if ((await take(ranked)) || exhaustive) break;
+        if (n >= GRAPH_CANDIDATES_MAX) {
+          hits.length = 0;
+          seen.clear();
+          await take(index.exact(query, store.size, accept, null));
+          break;
+        }
+        n = Math.min(GRAPH_CANDIDATES_MAX, n * 4);
+      }
+    }
+    return { embedder: embedderName(active.provider), k, hits };
+  }
+
+  // ---- reporting ----
+
+  async stats(): Promise<Record<string, unknown>> {
+    const active = await this.current();
+    const position = this.deps.reader.position;
+    const models = [];
+    for (const { store, index } of this.stores.values()) {
+      const info = store.model;
+      models.push({
+        embedder: `${info.kind}:${info.model}`,
+        active: active?.store === store,
+        dimensions: info.dims,
+        vectors: store.size,
+        frontier: store.frontier,
+        pending_records: Math.max(0, position - store.frontier),
+        failed_records: store.failed.length,
+        index: { kind: index.kind, indexed: index.indexed, pending: index.pending },
+        disk_bytes: await store.diskBytes(),
+      });
+    }
+    return {
+      enabled: active !== null,
+      embedder: active ? embedderName(active.provider) : null,
+      endpoint: active?.provider.endpoint ?? null,
+      provider_state: active === null ? 'off' : this.failures > 0 ? 'failing' : 'ok',
+      consecutive_failures: this.failures,
+      last_success_at: this.lastSuccessAt,
+      last_failure: this.lastFailureValue,
+      models,
+    };
+  }
+}
+
+function slotMeta(stored: StoredRecord): SlotMeta {
+  const record: LoomRecord = stored.record;
+  return { sequence: stored.sequence, id: record.id, thread: record.thread, actor: record.actor, kind: bodyKind(record), clock: record.clock };
+}
