@@ -1,23 +1,16 @@
 /**
- * The full-text index behind GET /v1/find: one BM25 index (MiniSearch) over
- * two kinds of document, so both rank on one scale:
+ * The full-text index behind GET /v1/find: one BM25F index (bm25-index.ts)
+ * over two kinds of document, so both rank on one scale:
  * - a record of a conversation (`r:<id>`): title = its title field, text =
  *   its other words (record-text.ts);
  * - a file of the data plane (`m:<namespace>\0<path>`): title = its name,
  *   path = its directories, text = its contents when it is a text file.
- * Fields weigh title 3, path 1.5, text 1. Everything here is derived from
- * the log (and the blobs it names), held in memory, rebuilt at start.
+ * Everything here is derived from the log (and the blobs it names), held in
+ * memory, rebuilt at start.
  */
-import MiniSearch, { type SearchResult } from 'minisearch';
+import { Bm25Index, FIELD_WEIGHTS, type QueryTerm } from './bm25-index.js';
 
 export type DocType = 'thread' | 'material';
-
-export interface IndexedDoc {
-  readonly id: string;
-  readonly title: string;
-  readonly path: string;
-  readonly text: string;
-}
 
 export interface RecordDocInfo {
   readonly type: 'thread';
@@ -37,35 +30,30 @@ export interface MaterialDocInfo {
 
 export type DocInfo = RecordDocInfo | MaterialDocInfo;
 
-export const FIELD_BOOST = { title: 3, path: 1.5, text: 1 } as const;
+export const FIELD_BOOST = FIELD_WEIGHTS;
 
 export const recordDocId = (recordId: string) => `r:${recordId}`;
 export const materialDocId = (namespace: string, path: string) => `m:${namespace}\u0000${path}`;
 
 const PARTICIPANTS_KEPT = 20;
+const KIND_BIT: Record<DocType, number> = { thread: 1, material: 2 };
+
+export interface IndexHit {
+  readonly doc: number;
+  readonly info: DocInfo;
+  readonly score: number;
+}
 
 export class FindIndex {
-  private mini = FindIndex.create();
-  private readonly docs = new Map<string, DocInfo>();
+  private bm25 = new Bm25Index();
+  private infos: DocInfo[] = [];
+  private readonly byId = new Map<string, number>();
   private readonly gists = new Map<string, string>();
   private readonly participants = new Map<string, Set<string>>();
   private counts = { thread: 0, material: 0 };
 
-  private static create(): MiniSearch<IndexedDoc> {
-    return new MiniSearch<IndexedDoc>({
-      fields: ['title', 'path', 'text'],
-      storeFields: [],
-      // Discarded documents keep counting in term statistics until vacuumed; the find loop vacuums when idle (vacuumIfDirty), so scores settle to a fresh index's.
-      autoVacuum: false,
-    });
-  }
-
   get documents(): { thread: number; material: number } {
     return { ...this.counts };
-  }
-
-  info(id: string): DocInfo | undefined {
-    return this.docs.get(id);
   }
 
   gist(thread: string): string | undefined {
@@ -79,7 +67,7 @@ export class FindIndex {
   /** Adds a conversation record; the thread's gist is its first title (else its first words). */
   addRecord(info: RecordDocInfo, actor: string, title: string, text: string): void {
     const id = recordDocId(info.recordId);
-    if (this.docs.has(id)) return;
+    if (this.byId.has(id)) return;
     const gist = this.gists.get(info.thread);
     if (gist === undefined || (title !== '' && gist.startsWith('\u0000'))) {
       // A gist from words alone is marked (\0) until a record with a title gives the thread a real one.
@@ -89,9 +77,7 @@ export class FindIndex {
     if (people.size < PARTICIPANTS_KEPT) people.add(actor);
     this.participants.set(info.thread, people);
     if (title === '' && text === '') return;
-    this.mini.add({ id, title, path: '', text });
-    this.docs.set(id, info);
-    this.counts.thread += 1;
+    this.put(id, info, { title, text });
   }
 
   /** Adds or replaces a file. */
@@ -99,52 +85,61 @@ export class FindIndex {
     const id = materialDocId(info.namespace, info.path);
     this.removeDoc(id);
     const slash = info.path.lastIndexOf('/');
-    this.mini.add({ id, title: info.path.slice(slash + 1), path: info.path.slice(0, slash).replace(/\//g, ' '), text });
-    this.docs.set(id, info);
-    this.counts.material += 1;
+    this.put(id, info, { title: info.path.slice(slash + 1), path: info.path.slice(0, slash).replace(/\//g, ' '), text });
+  }
+
+  private put(id: string, info: DocInfo, fields: { title?: string; path?: string; text?: string }): void {
+    const doc = this.bm25.add(fields, KIND_BIT[info.type]);
+    this.infos[doc] = info;
+    this.byId.set(id, doc);
+    this.counts[info.type] += 1;
   }
 
   removeDoc(id: string): void {
-    const info = this.docs.get(id);
-    if (!info) return;
-    this.mini.discard(id);
-    this.docs.delete(id);
-    this.counts[info.type] -= 1;
+    const doc = this.byId.get(id);
+    if (doc === undefined) return;
+    this.bm25.remove(doc);
+    this.byId.delete(id);
+    this.counts[this.infos[doc]!.type] -= 1;
   }
 
   /** The files of `namespace` held, by path. */
   materialsOf(namespace: string): Map<string, MaterialDocInfo> {
     const out = new Map<string, MaterialDocInfo>();
-    for (const info of this.docs.values()) if (info.type === 'material' && info.namespace === namespace) out.set(info.path, info);
+    for (const doc of this.byId.values()) {
+      const info = this.infos[doc]!;
+      if (info.type === 'material' && info.namespace === namespace) out.set(info.path, info);
+    }
     return out;
   }
 
-  /** Documents discarded but still counted in term statistics. */
+  /** Removed documents whose postings are still held. */
   get dirt(): number {
-    return this.mini.dirtCount;
+    return this.bm25.dead;
   }
 
-  /** Removes what discarded documents left in the term statistics, in batches that yield. */
+  /** Drops removed documents' postings (scores are exact either way; this frees memory and time). */
   async vacuumIfDirty(): Promise<boolean> {
-    if (this.mini.dirtCount === 0) return false;
-    await this.mini.vacuum({ batchSize: 2_000, batchWait: 0 });
+    if (this.bm25.dead === 0) return false;
+    this.bm25.compact();
     return true;
   }
 
   /** Drops every document of `type` (or everything). */
   drop(type: DocType | 'all'): number {
     if (type === 'all') {
-      const count = this.docs.size;
-      this.mini = FindIndex.create();
-      this.docs.clear();
+      const count = this.byId.size;
+      this.bm25 = new Bm25Index();
+      this.infos = [];
+      this.byId.clear();
       this.gists.clear();
       this.participants.clear();
       this.counts = { thread: 0, material: 0 };
       return count;
     }
     let dropped = 0;
-    for (const [id, info] of [...this.docs]) {
-      if (info.type !== type) continue;
+    for (const [id, doc] of [...this.byId]) {
+      if (this.infos[doc]!.type !== type) continue;
       this.removeDoc(id);
       dropped += 1;
     }
@@ -155,13 +150,20 @@ export class FindIndex {
     return dropped;
   }
 
-  /** Every matching document, best first; `prefix`: the last word also matches as a prefix. */
-  search(q: string, options: { prefix: boolean; types: ReadonlySet<DocType> }): SearchResult[] {
-    const both = options.types.size === 2;
-    return this.mini.search(q, {
-      boost: { ...FIELD_BOOST },
-      prefix: options.prefix ? (_term, index, terms) => index === terms.length - 1 : false,
-      ...(both ? {} : { filter: (result) => options.types.has(this.docs.get(result.id as string)?.type ?? 'thread') }),
-    });
+  queryTerms(q: string, prefix: boolean): QueryTerm[] {
+    return this.bm25.queryTerms(q, prefix);
+  }
+
+  /** The best `n` documents of the admitted types, best first, and how many matched. */
+  search(terms: readonly QueryTerm[], n: number, types: ReadonlySet<DocType>): { hits: IndexHit[]; matched: number } {
+    const infos = this.infos;
+    let mask = 0;
+    for (const type of types) mask |= KIND_BIT[type];
+    const { ranked, matched } = this.bm25.rank(terms, n, mask);
+    return { hits: ranked.map(({ doc, score }) => ({ doc, info: infos[doc]!, score })), matched };
+  }
+
+  explain(terms: readonly QueryTerm[], doc: number): Record<string, number> {
+    return this.bm25.explain(terms, doc);
   }
 }

@@ -24,7 +24,8 @@ import { DEFAULT_NAMESPACE } from '../../core/records/namespace-path.js';
 import { RESERVED_THREADS } from '../../core/records/reserved-threads.js';
 import { DATA_FOLD, NODE_KIND, type DataNode, type DataPlane, type DataState } from '../data-plane/index.js';
 import type { SearchOptions } from './config.js';
-import { FIELD_BOOST, FindIndex, materialDocId, type DocType, type MaterialDocInfo } from './find-index.js';
+import { tokenize, type QueryTerm } from './bm25-index.js';
+import { FIELD_BOOST, FindIndex, materialDocId, type DocType, type IndexHit, type MaterialDocInfo } from './find-index.js';
 import { recordText } from './record-text.js';
 import { snippet, type Snippet } from './snippet.js';
 
@@ -63,7 +64,7 @@ export interface FindHit {
   namespace?: string;
   path?: string;
   node?: { path: string; size_bytes: number; content_type: string | null; content_hash: string | null; modified_at: string | null };
-  explain?: { plane: string; bm25: number; rank: number; boosts: typeof FIELD_BOOST; terms: Record<string, string[]>; query_terms: string[] };
+  explain?: { plane: string; bm25: number; rank: number; boosts: typeof FIELD_BOOST; terms: Record<string, number>; query_terms: string[] };
 }
 
 export interface FindDeps {
@@ -73,10 +74,6 @@ export interface FindDeps {
   readonly now: () => number;
 }
 
-const FIELD_NAMES: Record<DocType, Record<string, string>> = {
-  thread: { title: 'title', path: 'path', text: 'text' },
-  material: { title: 'name', path: 'path', text: 'content' },
-};
 
 export class FindService {
   private readonly index = new FindIndex();
@@ -268,68 +265,90 @@ export class FindService {
   // ---- answering ----
 
   async find(caller: Caller, request: FindRequest): Promise<{ hits: FindHit[]; planes_served: string[]; planes_degraded: string[] }> {
-    const results = this.index.search(request.q, { prefix: request.prefix, types: request.types });
+    const terms = this.index.queryTerms(request.q, request.prefix);
     const hits: FindHit[] = [];
     const threadsSeen = new Set<string>();
     const trees = new Map<string, Map<string, DataNode> | null>();
-    let rank = 0;
-    for (const result of results) {
-      if (hits.length >= request.limit) break;
-      rank += 1;
-      const info = this.index.info(result.id as string);
-      if (!info) continue;
-      const terms = new Set(result.terms);
-      const why = [...new Set(Object.values(result.match).flat().map((field) => FIELD_NAMES[info.type][field] ?? field))];
-      const explain = request.explain ? { plane: info.type === 'thread' ? 'threads' : why.includes('content') ? 'content' : 'names', bm25: result.score, rank, boosts: FIELD_BOOST, terms: result.match, query_terms: result.queryTerms } : undefined;
-      if (info.type === 'thread') {
-        if (threadsSeen.has(info.thread)) continue;
-        const stored = await this.deps.reader.get(caller, info.recordId);
-        if (!stored) continue;
-        threadsSeen.add(info.thread);
-        const { title, text } = recordText(stored.record);
-        const source = why.includes('text') || title === '' ? text || title : title;
-        hits.push({
-          object: 'find_hit',
-          type: 'thread',
-          score: result.score,
-          title: this.index.gist(info.thread) ?? info.thread,
-          snippet: snippet(source, terms),
-          why,
-          thread: info.thread,
-          record: info.recordId,
-          participants: this.index.participantsOf(info.thread),
-          ...(explain ? { explain } : {}),
-        });
-      } else {
-        const data = this.data;
-        if (!data) continue;
-        if (!trees.has(info.namespace)) trees.set(info.namespace, data.mayRead(caller, info.namespace) ? (await data.treeFor(caller, info.namespace)).tree.nodes : null);
-        const node = trees.get(info.namespace)?.get(info.path);
-        if (!node || node.kind !== 'file' || node.content_hash !== info.contentHash) continue;
-        const text = why.includes('content') ? await this.readText(node) : null;
-        hits.push({
-          object: 'find_hit',
-          type: 'material',
-          score: result.score,
-          title: info.path.slice(info.path.lastIndexOf('/') + 1),
-          snippet: snippet(text ?? info.path, terms),
-          why,
-          namespace: info.namespace,
-          path: info.path,
-          node: { path: node.path, size_bytes: node.size_bytes, content_type: node.content_type, content_hash: node.content_hash, modified_at: node.modified_at },
-          ...(explain ? { explain } : {}),
-        });
+    // Candidates best first, more of them when the caller may not read enough (or a thread has many): never a short page while more visible hits exist.
+    let n = Math.max(100, request.limit * 4);
+    let examined = 0;
+    for (;;) {
+      const { hits: ranked, matched } = this.index.search(terms, n, request.types);
+      for (; examined < ranked.length && hits.length < request.limit; examined++) {
+        const hit = await this.render(caller, ranked[examined]!, examined + 1, terms, request.explain, threadsSeen, trees);
+        if (hit) hits.push(hit);
       }
+      if (hits.length >= request.limit || ranked.length >= matched) break;
+      n = Math.min(matched, n * 4);
     }
     const planes = [...(request.types.has('material') && this.data ? ['names', 'content'] : []), ...(request.types.has('thread') ? ['threads'] : [])];
     const degraded = this.rebuilding ? planes : request.types.has('material') && !this.data ? ['names', 'content'] : [];
     return { hits, planes_served: planes, planes_degraded: degraded };
   }
 
+  /** The hit for one ranked document, or null when the caller may not read it (or its thread already has a hit). */
+  private async render(
+    caller: Caller,
+    { doc, info, score }: IndexHit,
+    rank: number,
+    terms: readonly QueryTerm[],
+    explainAsked: boolean,
+    threadsSeen: Set<string>,
+    trees: Map<string, Map<string, DataNode> | null>,
+  ): Promise<FindHit | null> {
+    const contributions = this.index.explain(terms, doc);
+    const matched = new Set(Object.keys(contributions));
+    const has = (text: string) => tokenize(text).some((token) => matched.has(token));
+    const explain = (plane: string) =>
+      explainAsked ? { explain: { plane, bm25: score, rank, boosts: FIELD_BOOST, terms: contributions, query_terms: terms.map((t) => t.term) } } : {};
+    if (info.type === 'thread') {
+      if (threadsSeen.has(info.thread)) return null;
+      const stored = await this.deps.reader.get(caller, info.recordId);
+      if (!stored) return null;
+      threadsSeen.add(info.thread);
+      const { title, text } = recordText(stored.record);
+      const why = [...(has(title) ? ['title'] : []), ...(has(text) ? ['text'] : [])];
+      return {
+        object: 'find_hit',
+        type: 'thread',
+        score,
+        title: this.index.gist(info.thread) ?? info.thread,
+        snippet: snippet(why.includes('text') || title === '' ? text || title : title, matched),
+        why,
+        thread: info.thread,
+        record: info.recordId,
+        participants: this.index.participantsOf(info.thread),
+        ...explain('threads'),
+      };
+    }
+    const data = this.data;
+    if (!data) return null;
+    if (!trees.has(info.namespace)) trees.set(info.namespace, data.mayRead(caller, info.namespace) ? (await data.treeFor(caller, info.namespace)).tree.nodes : null);
+    const node = trees.get(info.namespace)?.get(info.path);
+    if (!node || node.kind !== 'file' || node.content_hash !== info.contentHash) return null;
+    const slash = info.path.lastIndexOf('/');
+    const name = info.path.slice(slash + 1);
+    const text = info.contents ? await this.readText(node) : null;
+    const inContent = text !== null && has(text);
+    const why = [...(has(name) ? ['name'] : []), ...(has(info.path.slice(0, slash)) ? ['path'] : []), ...(inContent ? ['content'] : [])];
+    return {
+      object: 'find_hit',
+      type: 'material',
+      score,
+      title: name,
+      snippet: snippet(inContent ? text : info.path, matched),
+      why,
+      namespace: info.namespace,
+      path: info.path,
+      node: { path: node.path, size_bytes: node.size_bytes, content_type: node.content_type, content_hash: node.content_hash, modified_at: node.modified_at },
+      ...explain(inContent ? 'content' : 'names'),
+    };
+  }
+
   stats(): Record<string, unknown> {
     const position = this.deps.reader.position;
     return {
-      engine: 'minisearch (BM25)',
+      engine: 'bm25f (in memory)',
       documents: this.index.documents,
       indexed_through: this.through,
       log_position: position,

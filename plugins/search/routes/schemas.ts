@@ -38,7 +38,7 @@ export const FindHit = Type.Object(
   {
     object: Type.Literal('find_hit'),
     type: Type.Union([Type.Literal('thread'), Type.Literal('material')]),
-    score: Type.Number({ description: 'BM25 score (title ×3, path ×1.5, text ×1); comparable within one answer only.' }),
+    score: Type.Number({ description: 'BM25F score (fields weighted title ×3, path ×1.5, text ×1; k1 1.2, b 0.75); comparable within one answer only.' }),
     title: Type.String({ description: "A thread's gist (its first title, else its first words) or a file's name." }),
     snippet: Snippet,
     why: Type.Array(Type.String(), { description: 'The fields that matched: title, text (threads); name, path, content (files).' }),
@@ -63,7 +63,7 @@ export const FindHit = Type.Object(
           bm25: Type.Number(),
           rank: Type.Integer({ description: 'Position among every matching document before visibility and one-hit-per-thread.' }),
           boosts: Type.Record(Type.String(), Type.Number()),
-          terms: Type.Record(Type.String(), Type.Array(Type.String()), { description: 'Each indexed term that matched, and the fields it matched in.' }),
+          terms: Type.Record(Type.String(), Type.Number(), { description: "Each matched term's share of the score." }),
           query_terms: Type.Array(Type.String()),
         },
         { additionalProperties: true },
