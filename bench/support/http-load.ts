@@ -124,6 +124,8 @@ export interface MeasureOptions {
   readonly durationS: number;
   /** Runs once the server is up, before the warm-up; returns extra request headers (e.g. authorization). */
   readonly prepare?: (url: string) => Promise<Record<string, string>>;
+  /** Runs after the measured load, before the server is stopped (e.g. to wait for background work it left). */
+  readonly afterLoad?: (url: string) => Promise<void>;
 }
 
 /**
@@ -138,6 +140,7 @@ export async function measureServer(moduleUrl: string, label: string, phase: str
     const headers = options.prepare ? await options.prepare(url) : {};
     await load(url, options.warmupS, headers);
     const result = await load(url, options.durationS, headers);
+    if (options.afterLoad) await options.afterLoad(url);
     child.send({ kind: 'stop' });
     const { value } = await child.message<{ kind: 'phase-result'; value: ServerReport }>('phase-result', 60_000);
     if ((await child.exited) !== 0) throw new Error(`server ${label} exited non-zero`);

@@ -6,6 +6,7 @@ export const SearchOptions = Type.Object(
     embedTimeoutMs: Type.Integer({ minimum: 100, default: 30_000, description: 'Time one embedding request may take.' }),
     embedRetries: Type.Integer({ minimum: 0, maximum: 10, default: 2, description: 'Retries of a request that failed for a reason worth retrying (unreachable, 429, 5xx).' }),
     embedBackoffMs: Type.Integer({ minimum: 1, default: 250, description: 'First retry delay; doubles per retry, with jitter.' }),
+    embedBusyShare: Type.Number({ exclusiveMinimum: 0, maximum: 1, default: 0.15, description: 'While records keep arriving, the share of time the background embedder may take (1: no limit); it catches up when the log is quiet.' }),
     maxBackoffMs: Type.Integer({ minimum: 10, default: 60_000, description: 'Longest wait of the background embedder between attempts while the server is down.' }),
     hnswMinVectors: Type.Integer({ minimum: 0, default: 10_000, description: 'Vectors of a model before the HNSW graph is built; exact search below.' }),
     hnswM: Type.Integer({ minimum: 4, maximum: 64, default: 16 }),

@@ -97,6 +97,7 @@ export class SemanticSearch {
   private work: Promise<unknown> = Promise.resolve();
   private running = false;
   private wake: (() => void) | null = null;
+  private stopWake: (() => void) | null = null;
   private loopDone: Promise<void> = Promise.resolve();
   private unsubscribe: (() => void) | null = null;
   private unwatch: (() => void) | null = null;
@@ -104,6 +105,8 @@ export class SemanticSearch {
   private lastFailureValue: Failure | null = null;
   private lastSuccessAt: string | null = null;
   private lastSaveAt = 0;
+  private lastPublishedAt = 0;
+  private lastGraphSliceAt = 0;
   private skipThreads: Set<string> = new Set(RESERVED_THREADS);
 
   constructor(private readonly deps: SemanticSearchDeps) {}
@@ -118,7 +121,10 @@ export class SemanticSearch {
     await this.applyConfig();
     this.running = true;
     // While backing off from a failing server, new records do not wake the loop (that would retry per record).
-    this.unsubscribe = this.deps.reader.onPublished(() => this.failures === 0 && this.poke());
+    this.unsubscribe = this.deps.reader.onPublished(() => {
+      this.lastPublishedAt = performance.now();
+      if (this.failures === 0) this.poke();
+    });
     this.loopDone = this.loop();
   }
 
@@ -127,6 +133,7 @@ export class SemanticSearch {
     this.unsubscribe?.();
     this.unwatch?.();
     this.poke();
+    this.stopWake?.();
     await this.loopDone;
     await this.work.catch(() => undefined);
     for (const { index } of this.stores.values()) await index.save().catch(() => undefined);
@@ -210,24 +217,52 @@ export class SemanticSearch {
       let progressed = false;
       if (active) {
         try {
-          const report = await this.serialised(() => this.embedNext(active, this.deps.options.embedBatchSize * 4));
+          const started = performance.now();
+          const report = await this.serialised(() => this.embedNext(active, this.deps.options.embedBatchSize * 8));
           progressed = report.examined > 0;
           if (progressed) this.noteSuccess();
+          // Ingest comes first: while records keep arriving, the embedder takes at most `embedBusyShare` of the time
+          // (a batch that took T is followed by a pause of T · (1 − share) / share); it catches up when the log is quiet.
+          const share = this.deps.options.embedBusyShare;
+          if (progressed && share < 1 && performance.now() - this.lastPublishedAt < 1_000) {
+            await this.pause(((performance.now() - started) * (1 - share)) / share);
+          }
         } catch (error) {
           this.noteFailure(error);
           await this.sleep(Math.min(this.deps.options.maxBackoffMs, this.deps.options.embedBackoffMs * 2 ** Math.min(this.failures, 20)));
           continue;
         }
-        // The graph catches up in short slices between batches; it is saved when the embedder is idle.
-        active.index.indexSome(progressed ? 20 : 50);
+        // The graph catches up in slices: while records arrive, 5 ms every 250 ms (ingest keeps the CPU; searches scan the
+        // tail exactly meanwhile); when the log is quiet, 50 ms slices back to back. It is saved when everything is indexed.
+        const now = performance.now();
+        const busy = now - this.lastPublishedAt < 1_000;
+        if (!busy || now - this.lastGraphSliceAt > 250) {
+          this.lastGraphSliceAt = now;
+          if (active.index.indexSome(busy ? 5 : 50) > 0) progressed = true;
+        }
         if (!progressed && active.index.pending === 0 && this.deps.now() - this.lastSaveAt > 30_000) {
           this.lastSaveAt = this.deps.now();
           await active.index.save().catch((error: unknown) => this.deps.log.log('warn', 'saving the vector graph failed', { error: (error as Error).message }));
         }
       }
-      if (!progressed && (!active || active.index.pending === 0)) await this.sleep(30_000);
-      else await new Promise<void>((resolve) => setImmediate(resolve));
+      if (progressed) await new Promise<void>((resolve) => setImmediate(resolve));
+      else await this.sleep(active && active.index.pending > 0 ? 250 : 30_000);
     }
+  }
+
+  /** A pause only stop() cuts short (new records must not end it). */
+  private pause(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        this.stopWake = null;
+        resolve();
+      }, ms);
+      timer.unref();
+      this.stopWake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
   }
 
   private sleep(ms: number): Promise<void> {
