@@ -1,7 +1,7 @@
 /**
  * The reference server's composition: which driver (by name, under the data
- * directory), which plugins (ledger, openapi, auth, rules, fleet, trust, folds, graph
- * and actors, plus any given), and
+ * directory), which plugins (ledger, openapi, auth, rules, fleet, trust, folds, graph,
+ * actors, data plane, search, federation when asked, plus any given), and
  * the instance DID persisted in the data directory. The library's root
  * (core/server/create-loom.ts) names none of these; this application does.
  */
