@@ -3,7 +3,7 @@
  * OAI schemas by @seriousme/openapi-schema-validator), and follows Loom's own
  * rules: unique operationIds, every declared error answered by ErrorEnvelope,
  * the shared components named. The validator is itself calibrated on OAI
- * pass/fail fixtures from ../shared/vectors/08-openapi-validation.
+ * pass/fail fixtures from test/vectors/08-openapi-validation.
  */
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -17,8 +17,8 @@ import type { RouteCatalog } from '../core/plugin/route-catalog.js';
 import { createReferenceLoom as createLoom } from '../core/cli/reference-loom.js';
 import { publishedDocumentPath, repoRoot } from '../openapi/published-document.js';
 
-// The repository is cloned with shared/ beside it.
-const FIXTURES = join(repoRoot(), '..', 'shared', 'vectors', '08-openapi-validation');
+// OAI's fixtures, vendored with their license in test/vectors.
+const FIXTURES = join(repoRoot(), 'test', 'vectors', '08-openapi-validation');
 const ERROR_ENVELOPE_REF = '#/components/schemas/ErrorEnvelope';
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 

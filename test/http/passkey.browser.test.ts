@@ -3,7 +3,7 @@
  * playwright-core, which brings no browser of its own) with a CDP WebAuthn
  * virtual authenticator creates a genuine passkey over our registration
  * challenge, our server binds it, and its assertions re-credential the member
- * (recipe: shared/vectors/07-webauthn-virtual-authenticator). The page is
+ * (recipe: test/vectors/07-webauthn-virtual-authenticator). The page is
  * served by the Loom under test at http://localhost:<port> (localhost is a
  * secure context, so plain HTTP is fine), rp_id localhost; the ceremonies run
  * in the page, every API call from here.
