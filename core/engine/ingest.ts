@@ -131,7 +131,7 @@ export class Ingestor {
 
   async ingest(context: IngestContext, input: unknown): Promise<IngestResult> {
     const prepared = await this.prepare(context, input);
-    const result = this.settle(await this.deps.store.append(prepared));
+    const result = this.settle(await this.deps.store.append(prepared), prepared);
     // Synchronously, with no await since the append resolved, so a local log publishes in sequence order.
     if (result.created) await this.deps.bus.committed([result.stored]);
     return result;
@@ -158,7 +158,8 @@ export class Ingestor {
     const results = prepared.map((p) => {
       if (p instanceof LoomError) return p;
       try {
-        return this.settle(outcomes[next++]!);
+        const input = valid[next]!;
+        return this.settle(outcomes[next++]!, input);
       } catch (error) {
         return error as LoomError;
       }
@@ -168,12 +169,18 @@ export class Ingestor {
     return results;
   }
 
-  private settle(outcome: AppendOutcome): IngestResult {
+  private settle(outcome: AppendOutcome, sent: PreparedRecord): IngestResult {
     switch (outcome.status) {
       case 'inserted':
         return { stored: outcome.stored, created: true };
-      case 'exists':
+      case 'exists': {
+        // judged_by is not hashed: a resend that differs only there has the stored id, but its value would be silently dropped.
+        const stored = outcome.stored.record.judged_by;
+        if (sent.record.judged_by !== stored) {
+          throw new LoomError('JUDGED_BY_CONFLICT', `record ${outcome.stored.record.id} is already stored with judged_by ${JSON.stringify(stored)}; a stored record never changes (judged_by is not part of its id)`, { stored_judged_by: stored });
+        }
         return { stored: outcome.stored, created: false };
+      }
       case 'duplicate_clock': {
         const existing = outcome.existing.record;
         throw new LoomError(

@@ -15,6 +15,8 @@ export const ERROR_CATALOGUE = {
   INVALID_SHAPE: { status: 400 },
   // Status not shown in the spec: 409 Conflict, the client increments its clock and retries.
   DUPLICATE_CLOCK: { status: 409 },
+  // Not in the spec: a resend of a stored record (same id) whose unhashed judged_by differs; the stored value stands.
+  JUDGED_BY_CONFLICT: { status: 409 },
   INVALID_QUERY: { status: 400 },
   INTERNAL: { status: 500 },
   EMPTY_QUERY: { status: 400 },

@@ -6,6 +6,7 @@
 import { isUtf8 } from 'node:buffer';
 import { LoomError } from '../errors/loom-error.js';
 import type { ErrorCode } from '../errors/codes.js';
+import { firstDuplicateKey } from './duplicate-keys.js';
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 
@@ -18,10 +19,19 @@ export function parseJsonBody(raw: unknown, contentType: string | undefined, inv
   if (!isUtf8(bytes)) throw new LoomError(invalidInput, 'request body is not valid UTF-8');
   let text = bytes.toString('utf8');
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  let parsed: unknown;
   try {
-    return JSON.parse(text);
+    parsed = JSON.parse(text);
   } catch (error) {
     const detail = error instanceof RangeError ? 'nesting too deep' : (error as Error).message;
     throw new LoomError(invalidInput, `request body is not valid JSON: ${detail}`);
   }
+  refuseDuplicateKeys(text, invalidInput);
+  return parsed;
+}
+
+/** Refuses a JSON text that names a member twice in one object (I-JSON, RFC 7493): parsers disagree on which value wins. */
+export function refuseDuplicateKeys(text: string, code: ErrorCode = 'INVALID_SHAPE'): void {
+  const duplicate = firstDuplicateKey(text);
+  if (duplicate !== null) throw new LoomError(code, `request body names ${JSON.stringify(duplicate)} twice in one object; send each member once (I-JSON, RFC 7493)`);
 }

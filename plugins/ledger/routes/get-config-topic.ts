@@ -24,7 +24,7 @@ export const getConfigTopic = defineRoute({
       ),
     },
   },
-  errors: ['NOT_FOUND'],
+  errors: ['NOT_FOUND', 'INVALID_SHAPE'],
   inject: { engine: LoomEngineToken },
   handler: ({ params }, { engine }) => {
     const answer = engine.folds.global<EngineConfig>('engine_config');

@@ -20,7 +20,7 @@ export const ingestRecord = defineRoute({
     201: { description: 'Stored; the record with its id.', schema: RecordSchema },
     200: { description: 'Already stored (idempotent resend); the stored record.', schema: RecordSchema },
   },
-  errors: ['INVALID_SHAPE', 'NAMESPACE_REJECTED', 'DUPLICATE_CLOCK', 'FORBIDDEN', 'SCOPE_FORBIDDEN', 'DID_CLAIM_DENIED', 'INTERNAL', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE'],
+  errors: ['INVALID_SHAPE', 'NAMESPACE_REJECTED', 'DUPLICATE_CLOCK', 'JUDGED_BY_CONFLICT', 'FORBIDDEN', 'SCOPE_FORBIDDEN', 'DID_CLAIM_DENIED', 'INTERNAL', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE'],
   inject: { ingestor: IngestorToken },
   handler: async ({ body, caller }, { ingestor }) => {
     const { stored, created } = await ingestor.ingest({ caller, via: 'api' }, body);

@@ -2,7 +2,9 @@ import { Type } from 'typebox';
 import { LoomError } from '../../../core/errors/loom-error.js';
 import { defineRoute } from '../../../core/plugin/route.js';
 import { RecordReaderToken } from '../../../core/engine/record-reader.js';
+import { didSyntaxError } from '../../../core/records/did-syntax.js';
 import { toRecordList, upTo } from '../record-pages.js';
+import { checkThreadId } from '../thread-param.js';
 import { Cursor, PageLimit, RecordList } from '../schemas.js';
 
 export const listRecords = defineRoute({
@@ -32,6 +34,10 @@ export const listRecords = defineRoute({
     if ((query.thread === undefined) === (query.actor === undefined)) {
       throw new LoomError('INVALID_SHAPE', 'query: give exactly one of thread or actor');
     }
+    // A typo must not read as "no records": a malformed id is refused, as /v1/threads/{id}/state refuses it.
+    if (query.thread !== undefined) checkThreadId(query.thread, 'thread');
+    const didProblem = query.actor === undefined ? null : didSyntaxError(query.actor);
+    if (didProblem) throw new LoomError('INVALID_SHAPE', `actor: ${JSON.stringify(query.actor)} ${didProblem}`);
     const page = { after: query.after ? Number(query.after) : 0, limit: query.limit };
     const found = query.thread !== undefined ? await reader.listByThread(caller, query.thread, page) : await reader.listByActor(caller, query.actor!, page);
     return toRecordList(query.until === undefined ? found : upTo(found, Number(query.until)));

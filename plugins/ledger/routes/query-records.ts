@@ -2,6 +2,7 @@ import { defineRoute } from '../../../core/plugin/route.js';
 import { RecordReaderToken } from '../../../core/engine/record-reader.js';
 import { parseRecordQuery } from '../../../storage/contract/query/parse-query.js';
 import { LoomError } from '../../../core/errors/loom-error.js';
+import { isThreadId } from '../../../core/records/thread-id.js';
 import { RecordQueryBody, RecordQueryResult } from '../schemas.js';
 
 export const queryRecords = defineRoute({
@@ -23,6 +24,9 @@ export const queryRecords = defineRoute({
   errors: ['INVALID_QUERY', 'INTERNAL', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE'],
   inject: { reader: RecordReaderToken },
   handler: async ({ body, caller }, { reader }) => {
+    // A malformed thread can never match: refused, so a typo does not read as "no records".
+    const thread = (body as { thread?: unknown } | undefined)?.thread;
+    if (typeof thread === 'string' && !isThreadId(thread)) throw new LoomError('INVALID_QUERY', `thread ${JSON.stringify(thread)} is not a thread id (th_ + 64 lowercase hex, or a reserved thread)`);
     const query = parseRecordQuery(body ?? {});
     if (!reader.storeCapabilities.structuredQuery) throw new LoomError('INVALID_QUERY', `the ${reader.storeCapabilities.backend} store does not support structured queries`);
     // matched_total counts what this caller may see (spec §4.2).
