@@ -123,7 +123,18 @@ function operation(route: AnyRouteDecl, components: ComponentRegistry): Operatio
     security: securityOf(route),
     ...(params.length ? { parameters: params } : {}),
     // A body whose fields are all optional may be left out (DELETE … with an optional {note}).
-    ...(body ? { requestBody: { required: !Value.Check(body, {}), content: { 'application/json': { schema: components.schema(body) } } } } : {}),
+    ...(body
+      ? {
+          requestBody: {
+            required: !Value.Check(body, {}),
+            content: {
+              'application/json': { schema: components.schema(body) },
+              // NDJSON: the same array, one item per line.
+              ...(route.ndjson ? { 'application/x-ndjson': { schema: components.schema(body) } } : {}),
+            },
+          },
+        }
+      : {}),
     ...(raw ? { requestBody: { required: true, description: raw.description, content: Object.fromEntries((raw.contentTypes ?? ['application/octet-stream']).map((type) => [type, { schema: BINARY }])) } } : {}),
     responses: responses(route, components),
   };

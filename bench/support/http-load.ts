@@ -79,7 +79,7 @@ export function nextBody(): string {
 }
 
 /** autocannon: CONNECTIONS connections POSTing a fresh body to `url + path` for `duration` seconds. */
-export function load(url: string, duration: number, headers: Record<string, string> = {}, path = INGEST_PATH, connections = CONNECTIONS): Promise<Result> {
+export function load(url: string, duration: number, headers: Record<string, string> = {}, path = INGEST_PATH, connections = CONNECTIONS, body: () => string = nextBody): Promise<Result> {
   return Promise.resolve(
     autocannon({
       url: url + path,
@@ -91,7 +91,7 @@ export function load(url: string, duration: number, headers: Record<string, stri
       requests: [
         {
           setupRequest: (request) => {
-            request.body = nextBody();
+            request.body = body();
             return request;
           },
         },

@@ -122,6 +122,12 @@ export interface RouteDecl<R extends RequestSchemas = RequestSchemas, I extends 
   readonly invalidInput?: ErrorCode;
   /** Largest accepted body in bytes; overrides the server default. */
   readonly maxBodyBytes?: number;
+  /**
+   * Also accept `application/x-ndjson` (one JSON value per line, blank lines
+   * ignored), handed to the handler as the array of those values; the body
+   * schema is then an array schema.
+   */
+  readonly ndjson?: boolean;
   /** Exactly the services the handler uses, resolved once at mount. */
   readonly inject: I;
   /** Returns the body of the first declared success response, or a Reply. */

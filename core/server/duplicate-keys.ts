@@ -14,15 +14,18 @@ export function firstDuplicateKey(text: string): string | null {
     const c = text.charCodeAt(i);
     if (c === 0x22 /* " */) {
       const start = i + 1;
+      // The closing quote: the next quote not escaped (preceded by an even number of backslashes).
+      let end = text.indexOf('"', start);
       let escaped = false;
-      i++;
-      for (; i < text.length; i++) {
-        const d = text.charCodeAt(i);
-        if (d === 0x5c /* \ */) {
-          escaped = true;
-          i++;
-        } else if (d === 0x22) break;
+      for (;;) {
+        let backslashes = 0;
+        while (text.charCodeAt(end - 1 - backslashes) === 0x5c) backslashes++;
+        if (backslashes > 0) escaped = true;
+        if (backslashes % 2 === 0) break;
+        end = text.indexOf('"', end + 1);
       }
+      if (!escaped && text.indexOf('\\', start) !== -1 && text.indexOf('\\', start) < end) escaped = true;
+      i = end;
       const top = stack[stack.length - 1];
       if (expectKey && top) {
         const raw = text.slice(start, i);

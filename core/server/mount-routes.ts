@@ -80,7 +80,7 @@ function toHapiRoute(decl: AnyRouteDecl, container: DependencyContainer, options
         if (raw) checkRawContentType(headers['content-type'], raw.contentTypes ?? ['application/octet-stream']);
         let body: unknown;
         if (hasBody) {
-          body = parseJsonBody(await readBody(request.payload as Readable, maxBodyBytes), headers['content-type'], invalidInput);
+          body = parseJsonBody(await readBody(request.payload as Readable, maxBodyBytes), headers['content-type'], invalidInput, { ndjson: decl.ndjson === true });
           if (!decl.request?.body && body !== undefined) throw new LoomError(invalidInput, `${decl.method} ${decl.path} takes no request body`);
         }
         const input = {

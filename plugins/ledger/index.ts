@@ -23,6 +23,7 @@ import { getThreadFold } from './routes/get-thread-fold.js';
 import { getThreadParticipants } from './routes/get-thread-participants.js';
 import { getThreadState } from './routes/get-thread-state.js';
 import { ingestRecord } from './routes/ingest-record.js';
+import { ingestBatch } from './routes/ingest-batch.js';
 import { listFolds } from './routes/list-folds.js';
 import { listRecords } from './routes/list-records.js';
 import { listThreadRecords } from './routes/list-thread-records.js';
@@ -39,6 +40,7 @@ export const LEDGER_ROUTES = [
   getServiceDiscovery,
   getCapabilities,
   ingestRecord,
+  ingestBatch,
   getRecord,
   listRecords,
   queryRecords,

@@ -82,6 +82,8 @@ export interface Ranked {
 }
 
 export class Bm25Index {
+  /** Term → id: a plain Map for the per-token lookups, the radix tree only for prefix expansion. */
+  private readonly ids = new Map<string, number>();
   private readonly dictionary = new SearchableMap<number>();
   private readonly postings: Postings[] = [];
   private lengths = new Float32Array(1024);
@@ -140,10 +142,11 @@ export class Bm25Index {
     const ids = new Int32Array(tf.size);
     let i = 0;
     for (const [term, frequency] of tf) {
-      let id = this.dictionary.get(term);
+      let id = this.ids.get(term);
       if (id === undefined) {
         id = this.postings.length;
         this.postings.push(new Postings());
+        this.ids.set(term, id);
         this.dictionary.set(term, id);
       }
       this.postings[id]!.push(doc, frequency);
@@ -231,7 +234,7 @@ export class Bm25Index {
     const lengths = this.lengths;
     const touched: number[] = [];
     for (const { term, weight } of terms) {
-      const id = this.dictionary.get(term);
+      const id = this.ids.get(term);
       if (id === undefined) continue;
       const list = this.postings[id]!;
       if (list.df === 0) continue;
@@ -285,7 +288,7 @@ export class Bm25Index {
     const averageLength = this.totalLength / this.liveCount || 1;
     const out: Record<string, number> = {};
     for (const { term, weight } of terms) {
-      const id = this.dictionary.get(term);
+      const id = this.ids.get(term);
       if (id === undefined) continue;
       const list = this.postings[id]!;
       const tf = list.tfOf(doc);

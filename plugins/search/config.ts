@@ -12,6 +12,7 @@ export const SearchOptions = Type.Object(
     hnswM: Type.Integer({ minimum: 4, maximum: 64, default: 16 }),
     hnswEfConstruction: Type.Integer({ minimum: 10, maximum: 1000, default: 100 }),
     hnswEfSearch: Type.Integer({ minimum: 10, maximum: 1000, default: 100 }),
+    findBusyShare: Type.Number({ exclusiveMinimum: 0, maximum: 1, default: 0.3, description: 'While records keep arriving, the share of time the find indexer may take (1: no limit); it catches up when the burst ends.' }),
     findMaxFileBytes: Type.Integer({ minimum: 0, default: 1_048_576, description: 'Text files larger than this are found by name only.' }),
     findSliceRecords: Type.Integer({ minimum: 10, default: 500, description: 'Records indexed for find before the indexer yields to other work.' }),
   },

@@ -80,10 +80,12 @@ export class FindService {
   private through = 0;
   /** Bumped by a rebuild, so a slice read before it does not move the new cursor. */
   private generation = 0;
+  private lastPublishedAt = 0;
   /** Namespaces whose files must be reconciled, with the sequence the data plane's tree must have reached. */
   private readonly dirty = new Map<string, number>();
   private running = false;
   private wake: (() => void) | null = null;
+  private stopWake: (() => void) | null = null;
   private loopDone: Promise<void> = Promise.resolve();
   private unsubscribe: (() => void) | null = null;
   private lastFailure: { at: string; message: string } | null = null;
@@ -104,7 +106,10 @@ export class FindService {
     this.startedAt = this.deps.now();
     this.rebuilding = { scope: 'all', startedAt: new Date(this.startedAt).toISOString() };
     this.markAllNamespaces();
-    this.unsubscribe = this.deps.reader.onPublished(() => this.poke());
+    this.unsubscribe = this.deps.reader.onPublished(() => {
+      this.lastPublishedAt = performance.now();
+      this.poke();
+    });
     this.loopDone = this.loop();
   }
 
@@ -112,6 +117,7 @@ export class FindService {
     this.running = false;
     this.unsubscribe?.();
     this.poke();
+    this.stopWake?.();
     await this.loopDone;
   }
 
@@ -144,7 +150,13 @@ export class FindService {
     while (this.running) {
       let worked = false;
       try {
-        worked = (await this.indexSlice()) || (await this.reconcileOne()) || (await this.index.vacuumIfDirty());
+        const started = performance.now();
+        const sliced = await this.indexSlice();
+        worked = sliced || (await this.reconcileOne()) || (await this.index.vacuumIfDirty());
+        // While records keep arriving, indexing takes at most `findBusyShare` of the time, so a burst of writes is not slowed
+        // by its own indexing; the index catches up as soon as the burst ends (stats show what is pending meanwhile).
+        const share = this.deps.options.findBusyShare;
+        if (sliced && share < 1 && performance.now() - this.lastPublishedAt < 1_000) await this.pause(((performance.now() - started) * (1 - share)) / share);
         if (worked) this.lastIndexedAt = new Date(this.deps.now()).toISOString();
         if (!worked && this.rebuilding && this.through >= this.deps.reader.position) {
           this.deps.log.log('info', 'find index ready', { scope: this.rebuilding.scope, documents: this.index.documents, took_ms: this.deps.now() - Date.parse(this.rebuilding.startedAt) });
@@ -159,6 +171,21 @@ export class FindService {
       if (worked) await new Promise<void>((resolve) => setImmediate(resolve));
       else await this.sleep(this.dirty.size > 0 ? 20 : 30_000);
     }
+  }
+
+  /** A pause that new records do not cut short (stop() does). */
+  private pause(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        this.stopWake = null;
+        resolve();
+      }, ms);
+      timer.unref();
+      this.stopWake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
   }
 
   private sleep(ms: number): Promise<void> {
