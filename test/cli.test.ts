@@ -221,6 +221,16 @@ describe('loom CLI', function () {
     expect((await cli(['thread', 'list'])).code).to.equal(0);
   });
 
+  it('prints its version, and fails with the usage when given no command', async () => {
+    const version = await cli(['--version']);
+    expect(version.code).to.equal(0);
+    expect(version.stdout).to.match(/^loom \d+\.\d+\.\d+\n$/);
+    const none = await cli([]);
+    expect(none.code).to.equal(2);
+    expect(none.stderr).to.contain('no command given');
+    expect(none.stderr).to.contain('usage: loom <command>');
+  });
+
   it('every command answers --help with its usage', async () => {
     for (const args of [['--help'], ['serve', '--help'], ['bootstrap', '--help'], ['whoami', '--help'], ['sa', '--help'], ['sa', 'create', '--help'], ['emit', '--help'], ['thread', '--help'], ['thread', 'list', '--help'], ['query', '--help'], ['namespace', '--help']]) {
       const help = await cli(args);

@@ -31,7 +31,7 @@ const COMMANDS: Record<string, Command> = { ...CLIENT_COMMANDS, bootstrap, sa, w
 
 const indent = (text: string) => text.replace(/\n/g, '\n  ');
 
-const usage = async () => `usage: loom <command> [options]
+const usage = async () => `usage: loom <command> [options]   (loom --version prints the version)
 
 commands:
   ${indent((await import('./serve-command.js')).SERVE_USAGE)}
@@ -69,7 +69,14 @@ async function main(argv: string[]): Promise<void> {
   switch (command) {
     case 'serve':
       return (await import('./serve-command.js')).serveCommand(rest);
+    case '--version':
+    case '-v':
+    case 'version':
+      process.stdout.write(`loom ${(await import('../server/version.js')).LOOM_VERSION}\n`);
+      return;
     case undefined:
+      // No command is a mistake (a script that lost its arguments): the usage, on stderr, and a failing exit.
+      throw new CliError(`no command given\n\n${await usage()}`);
     case 'help':
     case '--help':
     case '-h':
