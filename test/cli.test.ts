@@ -44,6 +44,7 @@ describe('loom CLI', function () {
   let server: ChildProcess;
   let url: string;
   let output = '';
+  let jsonLines = '';
   let admin: { service_account_id: string; namespace: string; token_id: string; config_path: string; saved: boolean };
   const cli = (args: string[], env?: Record<string, string | undefined>) => loom(args, url, config, env);
   const json = async (args: string[], env?: Record<string, string | undefined>) => {
@@ -58,10 +59,12 @@ describe('loom CLI', function () {
     // A directory that does not exist yet: bootstrap creates it (0700).
     config = join(root, 'home', 'loom', 'config.json');
     server = spawn(process.execPath, [LOOM, 'serve', '--port', '0', '--data-dir', join(root, 'data'), '--durability', 'normal'], { stdio: ['ignore', 'pipe', 'pipe'] });
-    server.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    // The startup line for people is on stderr; stdout is JSON lines.
+    server.stdout!.on('data', (chunk: Buffer) => (jsonLines += chunk.toString()));
+    server.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
     url = await new Promise<string>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`no startup line: ${output}`)), 30_000);
-      server.stdout!.on('data', () => {
+      server.stderr!.on('data', () => {
         const match = /listening on (http:\/\/127\.0\.0\.1:\d+) \(storage sqlite, data dir .+, instance did:sync:system:/.exec(output);
         if (match) {
           clearTimeout(timer);
@@ -221,6 +224,15 @@ describe('loom CLI', function () {
     expect((await cli(['thread', 'list'])).code).to.equal(0);
   });
 
+  it('serve prints only JSON lines on stdout, the startup line for people on stderr, with the absolute data directory', () => {
+    const lines = jsonLines.split('\n').filter((line) => line.trim() !== '');
+    expect(lines.length).to.be.greaterThan(0);
+    const parsed = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+    const started = parsed.find((entry) => entry['data_dir'] !== undefined)!;
+    expect(started['data_dir']).to.equal(join(root, 'data'));
+    expect(output).to.contain(`data dir ${join(root, 'data')}`);
+  });
+
   it('prints its version, and fails with the usage when given no command', async () => {
     const version = await cli(['--version']);
     expect(version.code).to.equal(0);
@@ -245,7 +257,7 @@ describe('loom CLI', function () {
     const exited = new Promise<number | null>((resolve) => server.once('exit', (code) => resolve(code)));
     server.kill('SIGTERM');
     expect(await exited).to.equal(0);
-    const logs = output.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as { msg: string });
+    const logs = jsonLines.split('\n').filter((line) => line.trim() !== '').map((line) => JSON.parse(line) as { msg: string });
     expect(logs.map((l) => l.msg)).to.include.members(['started', 'stopping', 'stopped']);
   });
 });

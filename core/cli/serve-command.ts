@@ -3,6 +3,7 @@
  * 9100 by default; one startup line; JSON-lines logs; clean shutdown on
  * SIGINT/SIGTERM (in-flight requests finish, storage flushes).
  */
+import { resolve as resolvePath } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createReferenceLoom, STORE_BACKENDS, type StoreBackend } from './reference-loom.js';
 import { jsonLogger, type LogLevel } from '../plugin/logger.js';
@@ -86,8 +87,10 @@ export async function serveCommand(argv: string[]): Promise<void> {
   });
   if (insecure) log.log('warn', 'insecure-localhost: bound to 127.0.0.1 with auth enforcement disabled; for emergency use only');
   const url = await loom.start();
-  process.stdout.write(`loom ${LOOM_VERSION} listening on ${url} (storage ${storage}, data dir ${loom.info.storeBackend === storage ? dataDir : '-'}, instance ${loom.info.instanceDid})\n`);
-  log.log('info', 'started', { url, storage, data_dir: dataDir, version: LOOM_VERSION, plugins: loom.plugins });
+  // stdout is JSON lines (the log); the line for people goes to stderr, with the data directory as an absolute path.
+  const absoluteDataDir = resolvePath(dataDir);
+  process.stderr.write(`loom ${LOOM_VERSION} listening on ${url} (storage ${storage}, data dir ${loom.info.storeBackend === storage ? absoluteDataDir : '-'}, instance ${loom.info.instanceDid})\n`);
+  log.log('info', 'started', { url, storage, data_dir: absoluteDataDir, version: LOOM_VERSION, plugins: loom.plugins });
 
   await new Promise<void>((resolve) => {
     let stopping = false;

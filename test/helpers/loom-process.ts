@@ -44,19 +44,20 @@ export async function startLoomProcess(options: LoomProcessOptions = {}): Promis
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
     err = (err + chunk).slice(-20_000);
   });
+  child.stdout!.resume();
   const exited = new Promise<void>((done) => child.once('exit', () => done()));
+  // The startup line for people is on stderr (stdout is JSON lines).
   const url = await new Promise<string>((done, fail) => {
     let out = '';
     const onData = (chunk: string) => {
       out += chunk;
       const match = /listening on (http:\/\/[^\s]+)/.exec(out);
       if (match) {
-        child.stdout!.off('data', onData);
-        child.stdout!.resume();
+        child.stderr!.off('data', onData);
         done(match[1]!);
       }
     };
-    child.stdout!.setEncoding('utf8').on('data', onData);
+    child.stderr!.on('data', onData);
     child.once('exit', (code) => fail(new Error(`loom serve exited with ${code} before listening:\n${err}`)));
   });
   const end = async (signal: NodeJS.Signals) => {
