@@ -89,6 +89,7 @@ export async function createLoom(options: LoomOptions): Promise<Loom> {
     specVersion: SPEC_VERSION,
     instanceDid: options.instanceDid ?? `did:sync:system:loom-${randomBytes(8).toString('hex')}`,
     storeBackend: store.capabilities.backend,
+    dataDir,
     storeBackends: [...(options.storeBackends ?? [store.capabilities.backend])],
     authRequired: () => (options.insecureLocalhost ? false : (authenticator?.required() ?? false)),
     conventions: { decisions_path: null, identity_path: null, sync_path: null, trust_path: null },

@@ -8,6 +8,8 @@ export interface ServerInfo {
   readonly instanceDid: string;
   /** Backend of the store in use. */
   readonly storeBackend: string;
+  /** Where plugin state and derived files live (null: nothing on disk). */
+  readonly dataDir: string | null;
   /** Backends this build can run on. */
   readonly storeBackends: readonly string[];
   /** Auth enforcement is off (`--insecure-localhost`, or auth not loaded). */

@@ -3,14 +3,18 @@
  * chrome over the core engine. Every read goes through the caller-aware
  * RecordReader and every write through the ingest gates with the caller.
  */
-import { bindValue } from '../../core/di/token.js';
+import { bindValue, resolve } from '../../core/di/token.js';
+import { LoomEngineToken } from '../../core/engine/loom-engine.js';
+import { ServerInfo } from '../../core/server/server-info.js';
 import { definePlugin } from '../../core/plugin/plugin.js';
 import { LedgerOptions, LedgerOptionsToken } from './config.js';
 import { getCapabilities } from './routes/get-capabilities.js';
 import { getConfig } from './routes/get-config.js';
 import { getConfigTopic } from './routes/get-config-topic.js';
 import { getGlobalFold } from './routes/get-global-fold.js';
-import { getHealth } from './routes/get-health.js';
+import { getHealth, getLiveness, getReadiness } from './routes/get-health.js';
+import { StorageProbe } from './storage-probe.js';
+import { StorageProbeToken } from './storage-probe-token.js';
 import { getRecord } from './routes/get-record.js';
 import { getInstanceBootstrap } from './routes/get-instance-bootstrap.js';
 import { getInstanceShell } from './routes/get-instance-shell.js';
@@ -37,6 +41,8 @@ export { appendAsCaller, actingDid, LOCAL_OPERATOR_DID, type CallerWrite } from 
 
 export const LEDGER_ROUTES = [
   getHealth,
+  getLiveness,
+  getReadiness,
   getServiceDiscovery,
   getCapabilities,
   ingestRecord,
@@ -68,6 +74,8 @@ export const ledgerPlugin = definePlugin({
   options: LedgerOptions,
   register(scope, options) {
     bindValue(scope.container, LedgerOptionsToken, options);
+    const engine = resolve(scope.container, LoomEngineToken);
+    bindValue(scope.container, StorageProbeToken, new StorageProbe(engine.store, resolve(scope.container, ServerInfo).dataDir));
     for (const route of LEDGER_ROUTES) scope.route(route);
     scope.fold(instanceChromeFold);
     for (const flag of ['records.ingest', 'records.read', 'records.query', 'threads.read', 'threads.project', 'threads.watch', 'folds.read', 'config.read', 'config.write', 'threads.create', 'threads.archive', 'instance.chrome', 'namespaces.narrowing']) {

@@ -15,10 +15,14 @@ import { get, startServer, type StartedServer } from '../helpers/http-server.js'
 /**
  * Spec §5.1.3's exempt routes, plus the OpenAPI document, the auth-invariant
  * instance bootstrap, and invite redemption (the invite token is the
- * credential, as the proof is for re-credential; docs/decisions.md).
+ * credential, as the proof is for re-credential; docs/decisions.md), and
+ * the orchestrator probes /health/live and /health/ready (§5.1.3 exempts
+ * /health; the split probes say no more than it does).
  */
 const EXEMPT = new Set([
   'GET /health',
+  'GET /health/live',
+  'GET /health/ready',
   'POST /v1/bootstrap/service-account',
   'GET /.well-known/service',
   'GET /v1/instance/bootstrap',

@@ -3,20 +3,71 @@ import { defineRoute } from '../../../core/plugin/route.js';
 import { ServerInfo } from '../../../core/server/server-info.js';
 import { DiscoveryFactsToken } from '../../../core/plugin/discovery-facts.js';
 import { LoomEngineToken } from '../../../core/engine/loom-engine.js';
+import { Reply } from '../../../core/plugin/reply.js';
+import { StorageProbeToken } from '../storage-probe-token.js';
+
+const ProbeSchema = Type.Object(
+  {
+    ok: Type.Boolean(),
+    checked_at: Type.String(),
+    read_ms: Type.Union([Type.Number(), Type.Null()], { description: 'Time to read the log head.' }),
+    write_ms: Type.Union([Type.Number(), Type.Null()], { description: 'Time to write and fsync a file in the data directory (null: no data directory).' }),
+    error: Type.Union([Type.String(), Type.Null()]),
+  },
+  { $id: 'StorageProbe' },
+);
+
+const Readiness = Type.Object({ status: Type.Union([Type.Literal('ok'), Type.Literal('unavailable')]), storage: ProbeSchema }, { $id: 'Readiness' });
+
+export const getLiveness = defineRoute({
+  operationId: 'getLiveness',
+  method: 'GET',
+  path: '/health/live',
+  summary: 'Liveness: the process answers',
+  description: 'For an orchestrator\'s liveness probe: 200 whenever the event loop answers; it checks nothing else, so a slow disk does not get the process restarted.',
+  tags: ['ledger'],
+  auth: 'none',
+  responses: { 200: { description: 'Alive.', schema: Type.Object({ status: Type.Literal('ok') }, { $id: 'Liveness' }) } },
+  errors: [],
+  inject: {},
+  handler: () => ({ status: 'ok' as const }),
+});
+
+export const getReadiness = defineRoute({
+  operationId: 'getReadiness',
+  method: 'GET',
+  path: '/health/ready',
+  summary: 'Readiness: the log can be read and the disk written',
+  description: 'For an orchestrator\'s readiness probe: 200 when a read of the log and a write (fsynced) to the data directory both succeed within 3 s, else 503 with what failed. Cached for 2 s.',
+  tags: ['ledger'],
+  auth: 'none',
+  responses: {
+    200: { description: 'Ready.', schema: Readiness },
+    503: { description: 'Not ready: the storage probe failed.', schema: Readiness },
+  },
+  errors: [],
+  inject: { probe: StorageProbeToken },
+  handler: async (_input, { probe }) => {
+    const storage = await probe.check();
+    return Reply.json(storage.ok ? 200 : 503, { status: storage.ok ? 'ok' : 'unavailable', storage });
+  },
+});
 
 export const getHealth = defineRoute({
   operationId: 'getHealth',
   method: 'GET',
   path: '/health',
-  summary: 'Liveness and identity of this instance',
+  summary: 'Health and identity of this instance',
+  description: 'status is ok when the storage probe (a read of the log, a write to the data directory) succeeds, else unavailable with status 503. /health/live and /health/ready split liveness from readiness for orchestrators.',
   tags: ['ledger'],
   auth: 'none',
   responses: {
+    503: { description: 'The storage probe failed: see storage.probe.', schema: Type.Object({ status: Type.Literal('unavailable'), version: Type.String(), instance_did: Type.String(), storage: Type.Object({ probe: ProbeSchema }, { additionalProperties: true }) }, { additionalProperties: true }) },
     200: {
       description: 'The instance is up.',
       schema: Type.Object(
         {
-          status: Type.Literal('ok'),
+          status: Type.Union([Type.Literal('ok'), Type.Literal('unavailable')]),
           version: Type.String(),
           instance_did: Type.String(),
           proof_kinds_accepted: Type.Array(Type.String(), { description: 'Proofs POST /v1/recredential accepts: recovery_code whenever the auth plugin is loaded; passkey once a relying party is declared.' }),
@@ -26,6 +77,7 @@ export const getHealth = defineRoute({
               backend: Type.String(),
               shared_log: Type.Boolean({ description: 'Several servers serve this log (PostgreSQL).' }),
               leader: Type.Boolean({ description: 'This server runs the singleton loops (RECONCILE, TICK, CRON); always true for a log of its own.' }),
+              probe: ProbeSchema,
             },
             { description: 'The log this server serves.' },
           ),
@@ -44,15 +96,19 @@ export const getHealth = defineRoute({
     },
   },
   errors: [],
-  inject: { info: ServerInfo, facts: DiscoveryFactsToken, engine: LoomEngineToken },
-  handler: (_input, { info, facts, engine }) => ({
-    status: 'ok' as const,
+  inject: { info: ServerInfo, facts: DiscoveryFactsToken, engine: LoomEngineToken, probe: StorageProbeToken },
+  handler: async (_input, { info, facts, engine, probe }) => {
+    const result = await probe.check();
+    const body = {
+    status: result.ok ? ('ok' as const) : ('unavailable' as const),
     version: info.version,
     instance_did: info.instanceDid,
     // The plugin that re-credentials owns these facts; with none loaded, nothing is accepted.
     proof_kinds_accepted: [] as string[],
-    storage: { backend: engine.store.capabilities.backend, shared_log: engine.store.capabilities.sharedLog === true, leader: engine.leader },
+    storage: { backend: engine.store.capabilities.backend, shared_log: engine.store.capabilities.sharedLog === true, leader: engine.leader, probe: result },
     federation: { enabled: false, pairs: 0 },
     ...(facts.read('health') as { proof_kinds_accepted?: string[]; passkey_rp?: { rp_id: string }; federation?: { enabled: boolean; pairs: number } }),
-  }),
+    };
+    return result.ok ? body : Reply.json(503, body);
+  },
 });
