@@ -40,7 +40,7 @@ export interface ReferenceLoomOptions extends Omit<LoomOptions, 'store' | 'plugi
   /** Plugins besides ledger, openapi, auth, rules and fleet. */
   readonly plugins?: readonly PluginRegistration[];
   /** Options of the ledger plugin. */
-  readonly ledger?: { watchHeartbeatMs?: number };
+  readonly ledger?: { watchHeartbeatMs?: number; maxWatchers?: number };
   /** Options of the auth plugin. @default auth required */
   readonly auth?: Partial<AuthOptions>;
   /** Options of the rules plugin (reconcile concurrency, TICK interval, expression cache). */

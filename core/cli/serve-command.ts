@@ -14,6 +14,7 @@ export const SERVE_USAGE = `loom serve [--port 9100] [--host 127.0.0.1] [--stora
            [--database-url postgres://… [--database-schema loom]]
            [--insecure-localhost] [--log-level debug|info|warn|error] [--durability full|normal]
            [--federation [--federation-domain example.com] [--no-strict]]
+           [--rate-limit <requests/s per client>] [--max-watchers N]
 
   --storage postgres   keep the log in PostgreSQL (--database-url); several servers, each with its own
                        --data-dir (plugin state, fold checkpoints, identity), may serve one database
@@ -22,9 +23,13 @@ export const SERVE_USAGE = `loom serve [--port 9100] [--host 127.0.0.1] [--stora
                        the did:key of an Ed25519 key kept in <data-dir>/plugins/federation/instance-key
   --federation-domain  also answer as did:web:<domain> (serves /.well-known/did.json)
   --no-strict          accept peer manifests whose signature expired (every other check stays)
+  --rate-limit N       at most N requests per second per credential (else per address), bursts of 2N;
+                       over it 429 RATE_LIMITED. Off by default: set it before binding a public address
+  --max-watchers N     thread-watch feeds (SSE) open at once, default 1000; past it 503
 
   Environment: LOOM_PORT, LOOM_HOST, LOOM_STORAGE, LOOM_DATA_DIR, LOOM_DATABASE_URL, LOOM_DATABASE_SCHEMA,
-  LOOM_LOG_LEVEL, LOOM_FEDERATION=1, LOOM_FEDERATION_DOMAIN, LOOM_PUBLIC_URL (flags win).`;
+  LOOM_LOG_LEVEL, LOOM_FEDERATION=1, LOOM_FEDERATION_DOMAIN, LOOM_PUBLIC_URL, LOOM_RATE_LIMIT, LOOM_MAX_WATCHERS
+  (flags win).`;
 
 export async function serveCommand(argv: string[]): Promise<void> {
   const { values } = parseArgs({
@@ -42,6 +47,8 @@ export async function serveCommand(argv: string[]): Promise<void> {
       federation: { type: 'boolean', default: false },
       'federation-domain': { type: 'string' },
       'no-strict': { type: 'boolean', default: false },
+      'rate-limit': { type: 'string' },
+      'max-watchers': { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
     strict: true,
@@ -70,6 +77,14 @@ export async function serveCommand(argv: string[]): Promise<void> {
   const domain = values['federation-domain'] ?? process.env['LOOM_FEDERATION_DOMAIN'] ?? null;
   if (!federation && (domain !== null || values['no-strict'])) throw new CliError('--federation-domain and --no-strict need --federation');
 
+  const positive = (name: string, text: string | undefined): number | undefined => {
+    if (text === undefined) return undefined;
+    const value = Number(text);
+    if (!Number.isInteger(value) || value < 1) throw new CliError(`--${name} must be a whole number of at least 1, not ${JSON.stringify(text)}`);
+    return value;
+  };
+  const rate = positive('rate-limit', values['rate-limit'] ?? process.env['LOOM_RATE_LIMIT']);
+  const maxWatchers = positive('max-watchers', values['max-watchers'] ?? process.env['LOOM_MAX_WATCHERS']);
   const bootstrapSecret = process.env['LOOM_BOOTSTRAP_TOKEN'];
   const loom = await createReferenceLoom({
     storage,
@@ -80,6 +95,8 @@ export async function serveCommand(argv: string[]): Promise<void> {
     insecureLocalhost: insecure,
     logger: log,
     durability,
+    ...(rate !== undefined ? { rateLimit: { perSecond: rate, burst: rate * 2 } } : {}),
+    ...(maxWatchers !== undefined ? { ledger: { maxWatchers } } : {}),
     auth: bootstrapSecret ? { bootstrapSecret } : {},
     // Heartbeats report where peers reach this instance: LOOM_PUBLIC_URL behind a proxy, else the bound address.
     fleet: { endpoint: process.env['LOOM_PUBLIC_URL'] ?? (port === 0 ? null : `http://${host}:${port}`) },

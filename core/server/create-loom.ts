@@ -44,6 +44,11 @@ export interface LoomOptions {
   readonly port?: number;
   /** Largest request body in bytes. @default 1048576 */
   readonly maxBodyBytes?: number;
+  /**
+   * A per-client request limit (token bucket keyed by credential, else by
+   * address; /health* exempt): over it, 429 RATE_LIMITED. @default none
+   */
+  readonly rateLimit?: { readonly perSecond: number; readonly burst: number } | null;
   /** Binds 127.0.0.1, and requests without a credential run with every scope whatever the configuration (emergency use). */
   readonly insecureLocalhost?: boolean;
   /** @default JSON lines on stdout at level info */
@@ -134,6 +139,7 @@ export async function createLoom(options: LoomOptions): Promise<Loom> {
     host,
     port: options.port ?? 9100,
     maxBodyBytes: options.maxBodyBytes ?? 1024 * 1024,
+    rateLimit: options.rateLimit ?? null,
     log,
     auth: () => authorizeOptions,
     cors: () => cors,

@@ -19,6 +19,7 @@ export interface ServerOptions {
   readonly log: Logger;
   readonly auth: () => AuthorizeOptions;
   readonly cors: () => CorsPolicy | null;
+  readonly rateLimit?: { readonly perSecond: number; readonly burst: number } | null;
 }
 
 export function createServer(catalog: RouteCatalog, containers: ReadonlyMap<string, DependencyContainer>, options: ServerOptions): Hapi.Server {
@@ -38,7 +39,7 @@ export function createServer(catalog: RouteCatalog, containers: ReadonlyMap<stri
   });
   installErrorEnvelope(server, options.log);
   installCors(server, options.cors);
-  mountRoutes(server, catalog, containers, { maxBodyBytes: options.maxBodyBytes, auth: options.auth });
+  mountRoutes(server, catalog, containers, { maxBodyBytes: options.maxBodyBytes, auth: options.auth, rateLimit: options.rateLimit ?? null });
   server.events.on('response', (request) => {
     const response = request.response as { statusCode?: number } | null;
     options.log.log('debug', 'request', {

@@ -7,6 +7,7 @@
 import type { Readable } from 'node:stream';
 import type { Request, ResponseToolkit, Server, ServerRoute } from '@hapi/hapi';
 import type { DependencyContainer } from 'tsyringe';
+import { RateLimiter } from '../access/rate-limiter.js';
 import { LoomError } from '../errors/loom-error.js';
 import { Reply } from '../plugin/reply.js';
 import type { AnyRouteDecl } from '../plugin/route.js';
@@ -23,6 +24,8 @@ export interface MountOptions {
   readonly maxBodyBytes: number;
   /** The authenticator and enforcement switch, resolved once when the server is built. */
   readonly auth: () => AuthorizeOptions;
+  /** Requests per client (credential, else address): a token bucket; null for none. */
+  readonly rateLimit?: { readonly perSecond: number; readonly burst: number } | null;
 }
 
 /** Where the authorized caller is kept on a Hapi request (for the denial log). */
@@ -35,7 +38,21 @@ function successStatus(decl: AnyRouteDecl): number {
   return statuses[0] ?? 200;
 }
 
-function toHapiRoute(decl: AnyRouteDecl, container: DependencyContainer, options: MountOptions): ServerRoute {
+/** The per-client limiter; the health probes are never limited (an orchestrator must always reach them). */
+function clientLimit(options: MountOptions): ((decl: AnyRouteDecl, caller: Caller, address: string) => void) | null {
+  if (!options.rateLimit) return null;
+  const { perSecond, burst } = options.rateLimit;
+  const limiter = new RateLimiter(burst, 1000 / perSecond, 100_000);
+  return (decl, caller, address) => {
+    if (decl.path.startsWith('/health')) return;
+    const key = caller.kind === 'credential' && caller.credentialId ? `token:${caller.credentialId}` : `address:${address}`;
+    if (!limiter.take(key)) {
+      throw new LoomError('RATE_LIMITED', `more than ${perSecond} requests per second (burst ${burst}) from this ${key.startsWith('token') ? 'credential' : 'address'}; slow down and retry`, { retry_after_ms: Math.ceil(1000 / perSecond) });
+    }
+  };
+}
+
+function toHapiRoute(decl: AnyRouteDecl, container: DependencyContainer, options: MountOptions, limit: ReturnType<typeof clientLimit>): ServerRoute {
   const invalidInput = decl.invalidInput ?? 'INVALID_SHAPE';
   const validators: Partial<Record<'params' | 'query' | 'body' | 'headers', Validator>> = {};
   for (const part of ['params', 'query', 'body', 'headers'] as const) {
@@ -77,6 +94,7 @@ function toHapiRoute(decl: AnyRouteDecl, container: DependencyContainer, options
           authRefusal = error;
         }
         (request.app as RequestCallerSlot).loomCaller = caller;
+        limit?.(decl, caller, remoteAddress);
         if (raw) checkRawContentType(headers['content-type'], raw.contentTypes ?? ['application/octet-stream']);
         let body: unknown;
         if (hasBody) {
@@ -107,9 +125,10 @@ function toHapiRoute(decl: AnyRouteDecl, container: DependencyContainer, options
 }
 
 export function mountRoutes(server: Server, catalog: RouteCatalog, containers: ReadonlyMap<string, DependencyContainer>, options: MountOptions): void {
+  const limit = clientLimit(options);
   for (const { plugin, route } of catalog.all()) {
     const container = containers.get(plugin);
     if (!container) throw new Error(`no container for plugin ${plugin}`);
-    server.route(toHapiRoute(route, container, options));
+    server.route(toHapiRoute(route, container, options, limit));
   }
 }

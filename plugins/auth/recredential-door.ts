@@ -15,7 +15,7 @@ import type { CredentialService } from './credential-service.js';
 import type { GrantService } from './grant-service.js';
 import { LABEL_PATTERN, memberDid } from './membership-service.js';
 import { verifyAssertion, type AssertionEvidence } from './passkeys.js';
-import { RateLimiter } from './rate-limiter.js';
+import { RateLimiter } from '../../core/access/rate-limiter.js';
 import { recoveryCodeHash } from './recovery-code.js';
 import { matchRecoveryCode, recordCounter, removeBinding, type SelfService } from './self-service.js';
 

@@ -15,6 +15,7 @@ import { getGlobalFold } from './routes/get-global-fold.js';
 import { getHealth, getLiveness, getReadiness } from './routes/get-health.js';
 import { StorageProbe } from './storage-probe.js';
 import { StorageProbeToken } from './storage-probe-token.js';
+import { WatchSlots, WatchSlotsToken } from './watch-slots.js';
 import { getRecord } from './routes/get-record.js';
 import { getInstanceBootstrap } from './routes/get-instance-bootstrap.js';
 import { getInstanceShell } from './routes/get-instance-shell.js';
@@ -75,6 +76,9 @@ export const ledgerPlugin = definePlugin({
   register(scope, options) {
     bindValue(scope.container, LedgerOptionsToken, options);
     const engine = resolve(scope.container, LoomEngineToken);
+    const watchers = new WatchSlots(options.maxWatchers);
+    bindValue(scope.container, WatchSlotsToken, watchers);
+    scope.describe('health', 'watchers', () => ({ open: watchers.open, max: watchers.max }));
     bindValue(scope.container, StorageProbeToken, new StorageProbe(engine.store, resolve(scope.container, ServerInfo).dataDir));
     for (const route of LEDGER_ROUTES) scope.route(route);
     scope.fold(instanceChromeFold);

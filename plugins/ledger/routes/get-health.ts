@@ -81,6 +81,7 @@ export const getHealth = defineRoute({
             },
             { description: 'The log this server serves.' },
           ),
+          watchers: Type.Optional(Type.Object({ open: Type.Integer(), max: Type.Integer() }, { description: 'Thread-watch feeds open, and the cap.' })),
           federation: Type.Object(
             {
               enabled: Type.Boolean(),
