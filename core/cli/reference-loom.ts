@@ -1,7 +1,7 @@
 /**
  * The reference server's composition: which driver (by name, under the data
  * directory), which plugins (ledger, openapi, auth, rules, fleet, trust, folds, graph,
- * actors, data plane, search, federation when asked, plus any given), and
+ * actors, data plane, search, metrics, federation when asked, plus any given), and
  * the instance DID persisted in the data directory. The library's root
  * (core/server/create-loom.ts) names none of these; this application does.
  */
@@ -27,6 +27,7 @@ import { graphPlugin } from '../../plugins/graph/index.js';
 import { createDataPlanePlugin, type DataPlaneOptions } from '../../plugins/data-plane/index.js';
 import { createTrustPlugin } from '../../plugins/trust/index.js';
 import { createSearchPlugin, type SearchOptions } from '../../plugins/search/index.js';
+import { metricsPlugin } from '../../plugins/metrics/index.js';
 import { createFederationPlugin, InstanceKey, instanceKeyDir, type FederationOptions } from '../../plugins/federation/index.js';
 
 export const STORE_BACKENDS = ['sqlite', 'level', 'postgres'] as const;
@@ -120,6 +121,7 @@ export async function createReferenceLoom(options: ReferenceLoomOptions = {}): P
       actorsPlugin,
       { plugin: createDataPlanePlugin({ now: clock }), options: data ?? {} },
       { plugin: createSearchPlugin({ now: clock }), options: search ?? {} },
+      metricsPlugin,
       ...(key && federation !== false ? [{ plugin: createFederationPlugin({ key, now: clock }), options: federation }] : []),
       ...plugins,
     ],

@@ -25,6 +25,7 @@ function sinks() {
     ingestGate: () => {},
     readPolicy: () => {},
     configTopic: () => {},
+    requestObserver: () => {},
   };
 }
 

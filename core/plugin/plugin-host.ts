@@ -17,6 +17,7 @@ import type { CapabilityFlags } from './capabilities.js';
 import type { DiscoveryFacts } from './discovery-facts.js';
 import type { Logger } from './logger.js';
 import type { LoomPlugin, PluginRegistration } from './plugin.js';
+import type { RequestObserver } from './request-observer.js';
 import type { PluginScope } from './plugin-scope.js';
 import type { RouteCatalog } from './route-catalog.js';
 
@@ -41,6 +42,7 @@ export interface PluginSinks {
   ingestGate(gate: IngestGate): void;
   readPolicy(policy: ReadPolicy): void;
   configTopic(topic: ConfigTopic, owner: string): void;
+  requestObserver(observer: RequestObserver): void;
 }
 
 export interface RegisteredPlugins {
@@ -133,6 +135,7 @@ export async function registerPlugins(registrations: readonly PluginRegistration
         sinks.readPolicy(policy);
       },
       configTopic: (topic) => sinks.configTopic(topic, plugin.name),
+      observeRequests: (observer) => sinks.requestObserver(observer),
       dataDir: sinks.dataDir === null ? null : join(sinks.dataDir, 'plugins', plugin.name),
       capability: (name, enabled) => sinks.capabilities.set(name, enabled),
       describe: (surface, key, read) => sinks.facts.describe(surface, key, plugin.name, read),

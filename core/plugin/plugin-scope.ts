@@ -12,6 +12,7 @@ import type { ConfigTopic } from '../folds/config/config-topic.js';
 import type { Logger } from './logger.js';
 import type { DiscoverySurface } from './discovery-facts.js';
 import type { AnyRouteDecl } from './route.js';
+import type { RequestObserver } from './request-observer.js';
 
 export interface PluginScope {
   readonly name: string;
@@ -32,6 +33,8 @@ export interface PluginScope {
   ingestGate(gate: IngestGate): void;
   /** Adds a read restriction every read surface applies (core/access/read-policy.ts). */
   readPolicy(policy: ReadPolicy): void;
+  /** Sees every answered request (core/plugin/request-observer.ts): metrics, access logs. */
+  observeRequests(observer: RequestObserver): void;
   /** Registers a configuration topic this plugin owns; a second owner of a topic name is refused. */
   configTopic(topic: ConfigTopic<any>): void;
   /**

@@ -27,6 +27,7 @@ import { RouteCatalog, RouteCatalogToken } from '../plugin/route-catalog.js';
 import { RecordStore } from '../../storage/contract/record-store.js';
 import { createServer } from './create-server.js';
 import { API_VERSION, ServerInfo, SPEC_VERSION } from './server-info.js';
+import type { RequestObserver } from '../plugin/request-observer.js';
 import { LOOM_VERSION } from './version.js';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
@@ -114,6 +115,7 @@ export async function createLoom(options: LoomOptions): Promise<Loom> {
   bindValue(root, ServerInfo, info);
 
   const catalog = new RouteCatalog();
+  const observers: RequestObserver[] = [];
   bindValue(root, RouteCatalogToken, catalog);
   const registered = await registerPlugins(options.plugins ?? [], {
     root,
@@ -128,6 +130,7 @@ export async function createLoom(options: LoomOptions): Promise<Loom> {
     ingestGate: (gate) => engine.addIngestGate(gate),
     readPolicy: (policy) => engine.addReadPolicy(policy),
     configTopic: (topic, owner) => engine.configTopics.register(topic, owner),
+    requestObserver: (observer) => observers.push(observer),
   });
 
   // Resolved once, not per request: the request path stays free of container lookups.
@@ -140,6 +143,7 @@ export async function createLoom(options: LoomOptions): Promise<Loom> {
     port: options.port ?? 9100,
     maxBodyBytes: options.maxBodyBytes ?? 1024 * 1024,
     rateLimit: options.rateLimit ?? null,
+    observers,
     log,
     auth: () => authorizeOptions,
     cors: () => cors,

@@ -3,7 +3,7 @@ import { defineRoute } from '../../../core/plugin/route.js';
 import { ServerInfo } from '../../../core/server/server-info.js';
 import { DiscoveryFactsToken } from '../../../core/plugin/discovery-facts.js';
 import { LoomEngineToken } from '../../../core/engine/loom-engine.js';
-import { Reply } from '../../../core/plugin/reply.js';
+import { LoomError } from '../../../core/errors/loom-error.js';
 import { StorageProbeToken } from '../storage-probe-token.js';
 
 const ProbeSchema = Type.Object(
@@ -17,7 +17,7 @@ const ProbeSchema = Type.Object(
   { $id: 'StorageProbe' },
 );
 
-const Readiness = Type.Object({ status: Type.Union([Type.Literal('ok'), Type.Literal('unavailable')]), storage: ProbeSchema }, { $id: 'Readiness' });
+const Readiness = Type.Object({ status: Type.Literal('ok'), storage: ProbeSchema }, { $id: 'Readiness' });
 
 export const getLiveness = defineRoute({
   operationId: 'getLiveness',
@@ -38,18 +38,17 @@ export const getReadiness = defineRoute({
   method: 'GET',
   path: '/health/ready',
   summary: 'Readiness: the log can be read and the disk written',
-  description: 'For an orchestrator\'s readiness probe: 200 when a read of the log and a write (fsynced) to the data directory both succeed within 3 s, else 503 with what failed. Cached for 2 s.',
+  description: 'For an orchestrator\'s readiness probe: 200 when a read of the log and a write (fsynced) to the data directory both succeed within 3 s, else 503 SERVICE_UNAVAILABLE whose envelope carries status "unavailable" and the probe. Cached for 2 s.',
   tags: ['ledger'],
   auth: 'none',
-  responses: {
-    200: { description: 'Ready.', schema: Readiness },
-    503: { description: 'Not ready: the storage probe failed.', schema: Readiness },
-  },
-  errors: [],
+  responses: { 200: { description: 'Ready.', schema: Readiness } },
+  // Not ready: 503 SERVICE_UNAVAILABLE, the envelope carrying status "unavailable" and the probe as storage.
+  errors: ['SERVICE_UNAVAILABLE'],
   inject: { probe: StorageProbeToken },
   handler: async (_input, { probe }) => {
     const storage = await probe.check();
-    return Reply.json(storage.ok ? 200 : 503, { status: storage.ok ? 'ok' : 'unavailable', storage });
+    if (!storage.ok) throw new LoomError('SERVICE_UNAVAILABLE', `not ready: ${storage.error}`, { status: 'unavailable', storage });
+    return { status: 'ok' as const, storage };
   },
 });
 
@@ -62,12 +61,11 @@ export const getHealth = defineRoute({
   tags: ['ledger'],
   auth: 'none',
   responses: {
-    503: { description: 'The storage probe failed: see storage.probe.', schema: Type.Object({ status: Type.Literal('unavailable'), version: Type.String(), instance_did: Type.String(), storage: Type.Object({ probe: ProbeSchema }, { additionalProperties: true }) }, { additionalProperties: true }) },
     200: {
       description: 'The instance is up.',
       schema: Type.Object(
         {
-          status: Type.Union([Type.Literal('ok'), Type.Literal('unavailable')]),
+          status: Type.Literal('ok'),
           version: Type.String(),
           instance_did: Type.String(),
           proof_kinds_accepted: Type.Array(Type.String(), { description: 'Proofs POST /v1/recredential accepts: recovery_code whenever the auth plugin is loaded; passkey once a relying party is declared.' }),
@@ -96,7 +94,8 @@ export const getHealth = defineRoute({
       ),
     },
   },
-  errors: [],
+  // The storage probe failed: 503 SERVICE_UNAVAILABLE, the envelope carrying the whole health answer (status "unavailable").
+  errors: ['SERVICE_UNAVAILABLE'],
   inject: { info: ServerInfo, facts: DiscoveryFactsToken, engine: LoomEngineToken, probe: StorageProbeToken },
   handler: async (_input, { info, facts, engine, probe }) => {
     const result = await probe.check();
@@ -110,6 +109,7 @@ export const getHealth = defineRoute({
     federation: { enabled: false, pairs: 0 },
     ...(facts.read('health') as { proof_kinds_accepted?: string[]; passkey_rp?: { rp_id: string }; federation?: { enabled: boolean; pairs: number } }),
     };
-    return result.ok ? body : Reply.json(503, body);
+    if (!result.ok) throw new LoomError('SERVICE_UNAVAILABLE', `storage probe failed: ${result.error}`, body);
+    return body;
   },
 });
