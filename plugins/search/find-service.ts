@@ -24,6 +24,7 @@ import { DEFAULT_NAMESPACE } from '../../core/records/namespace-path.js';
 import { RESERVED_THREADS } from '../../core/records/reserved-threads.js';
 import { DATA_FOLD, NODE_KIND, type DataNode, type DataPlane, type DataState } from '../data-plane/index.js';
 import type { SearchOptions } from './config.js';
+import { LoopWaits } from './loop-waits.js';
 import { tokenize, type QueryTerm } from './bm25-index.js';
 import { FIELD_BOOST, FindIndex, materialDocId, type DocType, type IndexHit, type MaterialDocInfo } from './find-index.js';
 import { recordText } from './record-text.js';
@@ -80,12 +81,10 @@ export class FindService {
   private through = 0;
   /** Bumped by a rebuild, so a slice read before it does not move the new cursor. */
   private generation = 0;
-  private lastPublishedAt = 0;
   /** Namespaces whose files must be reconciled, with the sequence the data plane's tree must have reached. */
   private readonly dirty = new Map<string, number>();
   private running = false;
-  private wake: (() => void) | null = null;
-  private stopWake: (() => void) | null = null;
+  private readonly waits = new LoopWaits();
   private loopDone: Promise<void> = Promise.resolve();
   private unsubscribe: (() => void) | null = null;
   private lastFailure: { at: string; message: string } | null = null;
@@ -107,8 +106,8 @@ export class FindService {
     this.rebuilding = { scope: 'all', startedAt: new Date(this.startedAt).toISOString() };
     this.markAllNamespaces();
     this.unsubscribe = this.deps.reader.onPublished(() => {
-      this.lastPublishedAt = performance.now();
-      this.poke();
+      this.waits.notePublished();
+      this.waits.poke();
     });
     this.loopDone = this.loop();
   }
@@ -116,21 +115,14 @@ export class FindService {
   async stop(): Promise<void> {
     this.running = false;
     this.unsubscribe?.();
-    this.poke();
-    this.stopWake?.();
+    this.waits.stop();
     await this.loopDone;
-  }
-
-  private poke(): void {
-    const wake = this.wake;
-    this.wake = null;
-    wake?.();
   }
 
   /** Resolves once everything published so far is indexed (tests, benchmarks). */
   async caughtUp(): Promise<void> {
     while (this.through < this.deps.reader.position || this.dirty.size > 0 || this.index.dirt > 0) {
-      this.poke();
+      this.waits.poke();
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
   }
@@ -140,7 +132,7 @@ export class FindService {
     this.deps.reader.globalFoldState<DataState>(SYSTEM, DATA_FOLD).then(
       ({ state }) => {
         for (const namespace of state.namespaces.keys()) this.mark(namespace, 0);
-        this.poke();
+        this.waits.poke();
       },
       (error: unknown) => this.noteFailure(error),
     );
@@ -155,8 +147,7 @@ export class FindService {
         worked = sliced || (await this.reconcileOne()) || (await this.index.vacuumIfDirty());
         // While records keep arriving, indexing takes at most `findBusyShare` of the time, so a burst of writes is not slowed
         // by its own indexing; the index catches up as soon as the burst ends (stats show what is pending meanwhile).
-        const share = this.deps.options.findBusyShare;
-        if (sliced && share < 1 && performance.now() - this.lastPublishedAt < 1_000) await this.pause(((performance.now() - started) * (1 - share)) / share);
+        if (sliced) await this.waits.yieldAfter(started, this.deps.options.findBusyShare);
         if (worked) this.lastIndexedAt = new Date(this.deps.now()).toISOString();
         if (!worked && this.rebuilding && this.through >= this.deps.reader.position) {
           this.deps.log.log('info', 'find index ready', { scope: this.rebuilding.scope, documents: this.index.documents, took_ms: this.deps.now() - Date.parse(this.rebuilding.startedAt) });
@@ -165,43 +156,15 @@ export class FindService {
         }
       } catch (error) {
         this.noteFailure(error);
-        await this.sleep(1_000);
+        await this.waits.sleep(1_000);
         continue;
       }
       if (worked) await new Promise<void>((resolve) => setImmediate(resolve));
-      else await this.sleep(this.dirty.size > 0 ? 20 : 30_000);
+      else await this.waits.sleep(this.dirty.size > 0 ? 20 : 30_000);
     }
   }
 
-  /** A pause that new records do not cut short (stop() does). */
-  private pause(ms: number): Promise<void> {
-    return new Promise<void>((resolve) => {
-      const timer = setTimeout(() => {
-        this.stopWake = null;
-        resolve();
-      }, ms);
-      timer.unref();
-      this.stopWake = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-    });
-  }
 
-  private sleep(ms: number): Promise<void> {
-    return new Promise<void>((resolve) => {
-      const timer = setTimeout(() => {
-        this.wake = null;
-        resolve();
-      }, ms);
-      timer.unref();
-      this.wake = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-      if (!this.running) this.poke();
-    });
-  }
 
   private noteFailure(error: unknown): void {
     this.lastFailure = { at: new Date(this.deps.now()).toISOString(), message: (error as Error).message };
@@ -285,7 +248,7 @@ export class FindService {
     if (scope !== 'materials') this.through = 0;
     if (scope !== 'threads') this.markAllNamespaces();
     this.rebuilding = { scope, startedAt: new Date(this.deps.now()).toISOString() };
-    this.poke();
+    this.waits.poke();
     return { dropped };
   }
 

@@ -28,6 +28,7 @@ import { RESERVED_THREADS } from '../../core/records/reserved-threads.js';
 import type { StoredRecord } from '../../storage/contract/stored-record.js';
 import { threadsOf } from '../../core/access/restriction.js';
 import type { SearchOptions } from './config.js';
+import { LoopWaits } from './loop-waits.js';
 import { embeddingProviderTopic, type EmbeddingProvider } from './embedding-provider-topic.js';
 import { EmbedderError, OllamaEmbedClient } from './ollama-client.js';
 import { bodyKind, embeddingText } from './record-text.js';
@@ -96,8 +97,7 @@ export class SemanticSearch {
   /** Serialises embedding work (the loop and backfills) so the frontier moves one way. */
   private work: Promise<unknown> = Promise.resolve();
   private running = false;
-  private wake: (() => void) | null = null;
-  private stopWake: (() => void) | null = null;
+  private readonly waits = new LoopWaits();
   private loopDone: Promise<void> = Promise.resolve();
   private unsubscribe: (() => void) | null = null;
   private unwatch: (() => void) | null = null;
@@ -105,7 +105,6 @@ export class SemanticSearch {
   private lastFailureValue: Failure | null = null;
   private lastSuccessAt: string | null = null;
   private lastSaveAt = 0;
-  private lastPublishedAt = 0;
   private lastGraphSliceAt = 0;
   private skipThreads: Set<string> = new Set(RESERVED_THREADS);
 
@@ -116,14 +115,14 @@ export class SemanticSearch {
     this.skipThreads = new Set([...RESERVED_THREADS, ...this.deps.reader.systemThreads()]);
     this.unwatch = this.deps.config.watch(embeddingProviderTopic, () => {
       this.failures = 0;
-      this.poke();
+      this.waits.poke();
     });
     await this.applyConfig();
     this.running = true;
     // While backing off from a failing server, new records do not wake the loop (that would retry per record).
     this.unsubscribe = this.deps.reader.onPublished(() => {
-      this.lastPublishedAt = performance.now();
-      if (this.failures === 0) this.poke();
+      this.waits.notePublished();
+      if (this.failures === 0) this.waits.poke();
     });
     this.loopDone = this.loop();
   }
@@ -132,17 +131,10 @@ export class SemanticSearch {
     this.running = false;
     this.unsubscribe?.();
     this.unwatch?.();
-    this.poke();
-    this.stopWake?.();
+    this.waits.stop();
     await this.loopDone;
     await this.work.catch(() => undefined);
     for (const { index } of this.stores.values()) await index.save().catch(() => undefined);
-  }
-
-  private poke(): void {
-    const wake = this.wake;
-    this.wake = null;
-    wake?.();
   }
 
   /** Switches to the configured provider's model (opening its vectors), or turns search off. */
@@ -169,7 +161,7 @@ export class SemanticSearch {
       this.active = { provider, client: new OllamaEmbedClient(provider.endpoint, provider.model, { timeoutMs: options.embedTimeoutMs, retries: options.embedRetries, backoffMs: options.embedBackoffMs }), ...opened };
       this.failures = 0;
       this.deps.log.log('info', 'semantic search provider', { embedder: embedderName(provider), endpoint: provider.endpoint, vectors: opened.store.size, frontier: opened.store.frontier });
-      this.poke();
+      this.waits.poke();
     });
     return this.switching;
   }
@@ -223,19 +215,16 @@ export class SemanticSearch {
           if (progressed) this.noteSuccess();
           // Ingest comes first: while records keep arriving, the embedder takes at most `embedBusyShare` of the time
           // (a batch that took T is followed by a pause of T · (1 − share) / share); it catches up when the log is quiet.
-          const share = this.deps.options.embedBusyShare;
-          if (progressed && share < 1 && performance.now() - this.lastPublishedAt < 1_000) {
-            await this.pause(((performance.now() - started) * (1 - share)) / share);
-          }
+          if (progressed) await this.waits.yieldAfter(started, this.deps.options.embedBusyShare);
         } catch (error) {
           this.noteFailure(error);
-          await this.sleep(Math.min(this.deps.options.maxBackoffMs, this.deps.options.embedBackoffMs * 2 ** Math.min(this.failures, 20)));
+          await this.waits.sleep(Math.min(this.deps.options.maxBackoffMs, this.deps.options.embedBackoffMs * 2 ** Math.min(this.failures, 20)));
           continue;
         }
         // The graph catches up in slices: while records arrive, 5 ms every 250 ms (ingest keeps the CPU; searches scan the
         // tail exactly meanwhile); when the log is quiet, 50 ms slices back to back. It is saved when everything is indexed.
         const now = performance.now();
-        const busy = now - this.lastPublishedAt < 1_000;
+        const busy = this.waits.busy;
         if (!busy || now - this.lastGraphSliceAt > 250) {
           this.lastGraphSliceAt = now;
           if (active.index.indexSome(busy ? 5 : 50) > 0) progressed = true;
@@ -246,39 +235,11 @@ export class SemanticSearch {
         }
       }
       if (progressed) await new Promise<void>((resolve) => setImmediate(resolve));
-      else await this.sleep(active && active.index.pending > 0 ? 250 : 30_000);
+      else await this.waits.sleep(active && active.index.pending > 0 ? 250 : 30_000);
     }
   }
 
-  /** A pause only stop() cuts short (new records must not end it). */
-  private pause(ms: number): Promise<void> {
-    return new Promise<void>((resolve) => {
-      const timer = setTimeout(() => {
-        this.stopWake = null;
-        resolve();
-      }, ms);
-      timer.unref();
-      this.stopWake = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-    });
-  }
 
-  private sleep(ms: number): Promise<void> {
-    return new Promise<void>((resolve) => {
-      const timer = setTimeout(() => {
-        this.wake = null;
-        resolve();
-      }, ms);
-      timer.unref();
-      this.wake = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-      if (!this.running) this.poke();
-    });
-  }
 
   private noteSuccess(): void {
     this.failures = 0;
@@ -363,7 +324,7 @@ export class SemanticSearch {
       throw error;
     });
     if (result.examined > 0) this.noteSuccess();
-    this.poke();
+    this.waits.poke();
     const remaining = Math.max(0, this.deps.reader.position - active.store.frontier);
     return { embedder: embedderName(active.provider), embedded: result.embedded, skipped_empty: result.skipped, failed: result.failed, remaining, has_more: remaining > 0 };
   }
