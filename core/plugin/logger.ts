@@ -1,4 +1,5 @@
 /** The structured logger plugins and the server write to (JSON lines by default). */
+import { pino, type Logger as PinoLogger } from 'pino';
 import { token } from '../di/token.js';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
@@ -10,20 +11,34 @@ export interface Logger {
 
 export const Logger = token<Logger>('core.Logger');
 
-const LEVELS: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
-
-/** One JSON object per line: `{time, level, msg, ...fields}`. */
+/**
+ * One JSON object per line, `{level, time, msg, ...fields}`, written by pino
+ * (synchronously, so the last lines before an exit are not lost). `write`
+ * sends the lines elsewhere (tests).
+ */
 export function jsonLogger(options: { level?: LogLevel; write?: (line: string) => void; fields?: Record<string, unknown> } = {}): Logger {
-  const min = LEVELS[options.level ?? 'info'];
-  const write = options.write ?? ((line: string) => process.stdout.write(line + '\n'));
-  const base = options.fields ?? {};
+  const destination = options.write ? { write: (line: string) => options.write!(line.replace(/\n$/, '')) } : pino.destination({ dest: 1, sync: true });
+  const root = pino(
+    {
+      level: options.level ?? 'info',
+      base: undefined,
+      messageKey: 'msg',
+      timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: { level: (label) => ({ level: label }) },
+    },
+    destination,
+  );
+  return wrap(options.fields ? root.child(options.fields) : root);
+}
+
+function wrap(instance: PinoLogger): Logger {
   return {
     log(level, message, fields) {
-      if (LEVELS[level] < min) return;
-      write(JSON.stringify({ time: new Date().toISOString(), level, msg: message, ...base, ...fields }));
+      if (fields) instance[level](fields, message);
+      else instance[level](message);
     },
     child(fields) {
-      return jsonLogger({ ...options, fields: { ...base, ...fields } });
+      return wrap(instance.child(fields));
     },
   };
 }

@@ -12,6 +12,11 @@ export interface RequestEvent {
   readonly durationMs: number;
   /** The envelope's code when the answer was a refusal. */
   readonly code: string | null;
+  /** The request's id: the client's X-Request-Id when it sent a usable one, else one made here; echoed in the answer. */
+  readonly requestId: string;
+  /** The path, without the query string. */
+  readonly path: string;
+  readonly remoteAddress: string;
 }
 
 export type RequestObserver = (event: RequestEvent) => void;

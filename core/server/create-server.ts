@@ -5,6 +5,7 @@
 import Hapi from '@hapi/hapi';
 import type { DependencyContainer } from 'tsyringe';
 import type { CorsPolicy } from '../access/cors-policy.js';
+import { randomUUID } from 'node:crypto';
 import type { RequestEvent, RequestObserver } from '../plugin/request-observer.js';
 import type { Logger } from '../plugin/logger.js';
 import type { RouteCatalog } from '../plugin/route-catalog.js';
@@ -25,6 +26,9 @@ export interface ServerOptions {
   readonly observers?: readonly RequestObserver[];
 }
 
+/** A client's request id worth keeping: a short token of safe characters (anything else is replaced). */
+const REQUEST_ID = /^[A-Za-z0-9._:/+=-]{1,128}$/;
+
 export function createServer(catalog: RouteCatalog, containers: ReadonlyMap<string, DependencyContainer>, options: ServerOptions): Hapi.Server {
   const server = Hapi.server({
     host: options.host,
@@ -35,7 +39,7 @@ export function createServer(catalog: RouteCatalog, containers: ReadonlyMap<stri
       // Byte-stream routes answer ranges themselves (core/plugin/byte-stream-reply.ts); Hapi must not clip JSON answers.
       response: { ranges: false },
       // Hapi answers preflights and sets the headers; installCors narrows them to the policy's origins.
-      cors: { origin: ['*'], additionalHeaders: ['x-service-actor', 'last-event-id'], additionalExposedHeaders: ['location', 'www-authenticate'] },
+      cors: { origin: ['*'], additionalHeaders: ['x-service-actor', 'last-event-id', 'x-request-id'], additionalExposedHeaders: ['location', 'www-authenticate', 'x-request-id'] },
     },
     // Hapi's own debug output would print stacks to stderr; Loom logs instead.
     debug: false,
@@ -44,24 +48,45 @@ export function createServer(catalog: RouteCatalog, containers: ReadonlyMap<stri
   installCors(server, options.cors);
   mountRoutes(server, catalog, containers, { maxBodyBytes: options.maxBodyBytes, auth: options.auth, rateLimit: options.rateLimit ?? null });
   const observers = options.observers ?? [];
+  // Every request gets an id: the client's X-Request-Id when it is a usable token, else a new UUID; the answer echoes it.
+  server.ext('onRequest', (request, h) => {
+    const sent = request.headers['x-request-id'];
+    (request.app as { requestId?: string }).requestId = typeof sent === 'string' && REQUEST_ID.test(sent) ? sent : randomUUID();
+    return h.continue;
+  });
+  server.ext('onPreResponse', (request, h) => {
+    const id = (request.app as { requestId?: string }).requestId;
+    const response = request.response as { isBoom?: boolean; output?: { headers: Record<string, string> }; header?: (name: string, value: string) => unknown } | null;
+    if (id && response) {
+      if (response.isBoom && response.output) response.output.headers['x-request-id'] = id;
+      else response.header?.('x-request-id', id);
+    }
+    return h.continue;
+  });
   server.events.on('response', (request) => {
     const response = request.response as { statusCode?: number; source?: unknown } | null;
-    const durationMs = Date.now() - request.info.received;
-    options.log.log('debug', 'request', {
-      method: request.method.toUpperCase(),
-      path: request.path,
-      status: response?.statusCode,
-      ms: durationMs,
-    });
-    if (observers.length === 0) return;
     const source = response?.source as { object?: unknown; code?: unknown } | null | undefined;
     const event: RequestEvent = {
       route: (request.route?.settings?.id as string | undefined) ?? null,
       method: request.method.toUpperCase(),
       status: response?.statusCode ?? 0,
-      durationMs,
+      durationMs: Date.now() - request.info.received,
       code: source && typeof source === 'object' && source.object === 'error' && typeof source.code === 'string' ? source.code : null,
+      requestId: (request.app as { requestId?: string }).requestId ?? '',
+      path: request.path,
+      remoteAddress: request.info.remoteAddress,
     };
+    // The access log: never a token, a header or a body.
+    options.log.log('info', 'request', {
+      req_id: event.requestId,
+      route: event.route,
+      method: event.method,
+      path: event.path,
+      status: event.status,
+      ...(event.code ? { code: event.code } : {}),
+      ms: event.durationMs,
+      remote: event.remoteAddress,
+    });
     for (const observe of observers) {
       try {
         observe(event);
