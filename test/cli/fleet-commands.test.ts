@@ -5,24 +5,16 @@
  * and clear the emergency stop; read the engine's health.
  */
 import { expect } from 'chai';
-import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { bearer, bootstrapAdmin, createAccount, type Credential } from '../helpers/auth.js';
 import { recordInput, request } from '../helpers/http-server.js';
+import { runLoom, type CliRun } from '../helpers/cli-run.js';
 import { startServer, type StartedServer } from '../helpers/start-server.js';
 
-const LOOM = fileURLToPath(new URL('../../core/cli/loom.js', import.meta.url));
-const run = promisify(execFile);
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
+type Run = CliRun;
 
 describe('loom fleet and loom engine commands', function () {
   this.timeout(60_000);
@@ -33,16 +25,8 @@ describe('loom fleet and loom engine commands', function () {
   let config: string;
 
   /** Runs the CLI with --url and an empty config file; the token is LOOM_TOKEN (the admin's unless given). */
-  async function loom(args: string[], token: string = admin.token): Promise<Run> {
-    const env: NodeJS.ProcessEnv = { ...process.env, LOOM_CONFIG: config, LOOM_TOKEN: token };
-    delete env['LOOM_URL'];
-    try {
-      const { stdout, stderr } = await run(process.execPath, [LOOM, ...args, '--url', server.url], { env });
-      return { code: 0, stdout, stderr };
-    } catch (error) {
-      const e = error as { code: number; stdout: string; stderr: string };
-      return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-    }
+  function loom(args: string[], token: string = admin.token): Promise<Run> {
+    return runLoom(args, { url: server.url, config, token });
   }
   async function json(args: string[], token?: string): Promise<Record<string, any>> {
     const result = await loom([...args, '--json'], token);

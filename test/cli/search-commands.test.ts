@@ -3,18 +3,14 @@
  * against a real server and a local server speaking Ollama's /api/embed.
  */
 import { expect } from 'chai';
-import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { get, newThread, request } from '../helpers/http-server.js';
 import { startOllamaProtocolServer, type OllamaProtocolServer } from '../helpers/ollama-protocol-server.js';
+import { runLoom } from '../helpers/cli-run.js';
 import { startServer, type StartedServer } from '../helpers/start-server.js';
 
-const LOOM = fileURLToPath(new URL('../../core/cli/loom.js', import.meta.url));
-const run = promisify(execFile);
 
 describe('loom search, find, embed and embedding-provider commands', function () {
   this.timeout(60_000);
@@ -23,18 +19,7 @@ describe('loom search, find, embed and embedding-provider commands', function ()
   let root: string;
   const thread = newThread('cli-search');
 
-  async function loom(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-    const env: NodeJS.ProcessEnv = { ...process.env, LOOM_CONFIG: join(root, 'config.json') };
-    delete env['LOOM_URL'];
-    delete env['LOOM_TOKEN'];
-    try {
-      const { stdout, stderr } = await run(process.execPath, [LOOM, ...args, '--url', server.url], { env });
-      return { code: 0, stdout, stderr };
-    } catch (error) {
-      const e = error as { code: number; stdout: string; stderr: string };
-      return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-    }
-  }
+  const loom = (args: string[]) => runLoom(args, { url: server.url, config: join(root, 'config.json') });
 
   before(async () => {
     root = await mkdtemp(join(tmpdir(), 'loom-cli-search-'));
