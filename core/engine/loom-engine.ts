@@ -15,7 +15,7 @@ import type { AnyFold } from '../folds/fold.js';
 import { namespaceRegistryFold, type NamespaceRegistry } from '../folds/namespace-registry.js';
 import { threadStateFold } from '../folds/thread-state.js';
 import type { Sha256Hex } from '../records/sha256.js';
-import type { RecordStore, StoreLease } from '../../storage/contract/record-store.js';
+import type { RecordStore, StoreLease, StoreRecovery } from '../../storage/contract/record-store.js';
 import { token } from '../di/token.js';
 import { RecordBus } from './broadcast.js';
 import { EngineConfigService } from './engine-config.js';
@@ -38,6 +38,8 @@ export interface LoomEngineOptions {
   readonly foldCheckpointDir?: string | null;
   /** Start-up report per global fold (checkpoint used or rebuilt). */
   readonly onFoldReplayed?: (report: FoldReplayReport) => void;
+  /** Called once the store is open, with what opening replayed (stores with an ingest journal). */
+  readonly onStoreRecovered?: (recovery: StoreRecovery) => void;
 }
 
 export class LoomEngine {
@@ -57,10 +59,12 @@ export class LoomEngine {
   private leadership: Promise<void> = Promise.resolve();
   private singletonsRunning = false;
   private readonly onError: (error: unknown, context: string) => void;
+  private readonly onStoreRecovered?: (recovery: StoreRecovery) => void;
 
   constructor(options: LoomEngineOptions) {
     const onError = options.onError ?? (() => {});
     this.onError = onError;
+    this.onStoreRecovered = options.onStoreRecovered;
     this.store = options.store;
     this.bus = new RecordBus(this.store);
     this.bus.reportErrorsTo((error) => onError(error, 'broadcast listener failed'));
@@ -104,6 +108,7 @@ export class LoomEngine {
     this.reader.setPolicies(this.policies);
     this.configTopics.freeze();
     if (this.store.status !== 'open') await this.store.open();
+    if (this.store.recovery) this.onStoreRecovered?.(this.store.recovery);
     this.bus.startAt(await this.store.watermark());
     // Several servers on one log: every server's records reach this process through the store.
     if (this.store.capabilities.sharedLog) this.bus.followStore();

@@ -85,6 +85,11 @@ export async function createLoom(options: LoomOptions): Promise<Loom> {
     // Checkpoints are derived state: kept beside a persistent log only.
     foldCheckpointDir: dataDir !== null && store.capabilities.persistent ? join(dataDir, 'folds') : null,
     onFoldReplayed: (report) => log.log('info', 'fold ready', { ...report }),
+    // A replay or a torn frame means the last stop was a crash (or a kill): say so, and say what was kept.
+    onStoreRecovered: (recovery) =>
+      recovery.replayedRecords > 0 || recovery.tornTail
+        ? log.log('warn', 'crash recovery: replayed the ingest journal', { ...recovery })
+        : log.log('info', 'store opened: clean stop, nothing to replay', { ...recovery }),
   });
   const capabilities = new CapabilityFlags();
   // Plugins expose these while registering, before the first request; read through `let` so ServerInfo can be built first.

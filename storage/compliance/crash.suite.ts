@@ -92,6 +92,8 @@ export function crashSuite(context: SuiteContext): void {
           all.forEach((s, i) => i > 0 && expect(s.sequence).to.be.greaterThan(all[i - 1]!.sequence));
           const watermark = await store.watermark();
           expect(watermark).to.equal(all[all.length - 1]!.sequence);
+          // What opening reports replaying accounts exactly for the records the driver lacked.
+          if (store.recovery) expect(store.recovery.driverWatermark + store.recovery.replayedRecords).to.equal(watermark);
           const after = await store.append(makePrepared({ thread: threadId('after-crash'), actor: actorDid('survivor'), clock: 0 }));
           expect(after.status).to.equal('inserted');
           expect((after as { stored: StoredRecord }).stored.sequence).to.be.greaterThan(watermark);

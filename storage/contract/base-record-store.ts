@@ -37,6 +37,7 @@ import {
   type RecordPage,
   type RecordStore,
   type StoreCapabilities,
+  type StoreRecovery,
   type StoreStatus,
   type ThreadSummaryPage,
 } from './record-store.js';
@@ -126,6 +127,11 @@ export abstract class BaseRecordStore implements RecordStore {
     return this._status;
   }
 
+  private _recovery: StoreRecovery | null = null;
+  get recovery(): StoreRecovery | null {
+    return this._recovery;
+  }
+
   async open(): Promise<void> {
     if (this._status === 'open') return;
     if (this._status !== 'new' && this._status !== 'closed') throw new LoomError('SERVICE_UNAVAILABLE', `record store is ${this._status}`);
@@ -153,7 +159,9 @@ export abstract class BaseRecordStore implements RecordStore {
 
   /** Applies what the journal holds beyond the driver's watermark, then drops the applied segments. */
   private async recoverJournal(settings: IngestJournalSettings): Promise<void> {
-    const { journal, records } = await IngestJournal.open(settings);
+    const started = performance.now();
+    const driverWatermark = this.applied;
+    const { journal, records, tornTail } = await IngestJournal.open(settings);
     this.journal = journal;
     const pending = records.filter((accepted) => accepted.stored.sequence > this.applied);
     if (pending.length > 0 && pending[0]!.stored.sequence !== this.applied + 1) {
@@ -169,7 +177,17 @@ export abstract class BaseRecordStore implements RecordStore {
       this.applied = batch[batch.length - 1]!.stored.sequence;
     }
     this.head = this.applied;
+    const segments = journal.segmentCount;
     await journal.release(this.applied);
+    this._recovery = {
+      replayedRecords: pending.length,
+      replayedFrom: pending[0]?.stored.sequence ?? null,
+      replayedTo: pending[pending.length - 1]?.stored.sequence ?? null,
+      journalSegments: segments,
+      tornTail,
+      driverWatermark,
+      durationMs: Math.round(performance.now() - started),
+    };
   }
 
   async close(): Promise<void> {

@@ -87,9 +87,32 @@ export interface QueryResult {
   readonly plan?: QueryPlan;
 }
 
+/**
+ * What the last `open()` found and did to make the store whole after a stop:
+ * the journal records it applied (acknowledged before a crash or a fast stop,
+ * not yet in the driver) and any torn frame it cut off. Operators read it in
+ * the start-up log to know a crash happened and that nothing was lost.
+ */
+export interface StoreRecovery {
+  /** Records the ingest journal held beyond the driver's watermark, applied at open. */
+  readonly replayedRecords: number;
+  /** First and last sequence replayed (null when nothing was). */
+  readonly replayedFrom: number | null;
+  readonly replayedTo: number | null;
+  /** Journal segments found at open. */
+  readonly journalSegments: number;
+  /** A torn last frame cut off the newest segment: the crash interrupted its write, so it was never acknowledged. */
+  readonly tornTail: { readonly segment: string; readonly atByte: number; readonly droppedBytes: number; readonly reason: string } | null;
+  /** The driver's watermark before the replay. */
+  readonly driverWatermark: number;
+  readonly durationMs: number;
+}
+
 export interface RecordStore {
   readonly capabilities: StoreCapabilities;
   readonly status: StoreStatus;
+  /** Set by `open()` on stores with an ingest journal; null before, or without one. */
+  readonly recovery?: StoreRecovery | null;
   open(): Promise<void>;
   /** Flushes pending appends, then closes. Idempotent. */
   close(): Promise<void>;

@@ -26,6 +26,14 @@ export interface IngestJournalOptions {
   readonly segmentBytes?: number;
 }
 
+/** A torn last frame cut off at open: written when the process died, so never acknowledged. */
+export interface TornTail {
+  readonly segment: string;
+  readonly atByte: number;
+  readonly droppedBytes: number;
+  readonly reason: string;
+}
+
 interface Segment {
   readonly path: string;
   readonly firstSequence: number;
@@ -68,6 +76,11 @@ export class IngestJournal {
   private broken: Error | null = null;
   private readonly segmentBytes: number;
 
+  /** Segment files currently held. */
+  get segmentCount(): number {
+    return this.segments.length;
+  }
+
   private constructor(private readonly options: IngestJournalOptions) {
     this.segmentBytes = options.segmentBytes ?? DEFAULT_SEGMENT_BYTES;
   }
@@ -77,8 +90,9 @@ export class IngestJournal {
    * (the caller applies those its driver does not have yet, then calls
    * `release`). Cuts a torn last frame off the newest segment.
    */
-  static async open(options: IngestJournalOptions): Promise<{ journal: IngestJournal; records: AcceptedRecord[] }> {
+  static async open(options: IngestJournalOptions): Promise<{ journal: IngestJournal; records: AcceptedRecord[]; tornTail: TornTail | null }> {
     const journal = new IngestJournal(options);
+    let tornTail: TornTail | null = null;
     await mkdir(options.directory, { recursive: true });
     const names = (await readdir(options.directory)).filter((name) => SEGMENT_PATTERN.test(name)).sort();
     const records: AcceptedRecord[] = [];
@@ -102,6 +116,7 @@ export class IngestJournal {
             );
           }
           await truncate(path, offset);
+          tornTail = { segment: path, atByte: offset, droppedBytes: buffer.length - offset, reason: read.reason };
           break;
         }
         for (const record of read.records) {
@@ -118,7 +133,7 @@ export class IngestJournal {
       if (offset === 0) await rm(path, { force: true });
       else journal.segments.push({ path, firstSequence, lastSequence, bytes: offset });
     }
-    return { journal, records };
+    return { journal, records, tornTail };
   }
 
   /** Appends one frame holding `records` (ascending sequences) and, with `sync`, makes it durable. */
