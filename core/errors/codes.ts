@@ -111,6 +111,8 @@ export const ERROR_CATALOGUE = {
   INVALID_CURSOR: { status: 400 },
   PAIR_NOT_FOUND: { status: 404 },
   FEDERATION_DISABLED: { status: 503 },
+  // Online backup on a driver that takes none (PostgreSQL: use the database's own tools).
+  BACKUP_NOT_SUPPORTED: { status: 501 },
 } as const satisfies Record<string, { status: number; type?: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

@@ -7,6 +7,7 @@
  */
 import type { StoreCapabilities } from '../contract/record-store.js';
 import { appendSuite } from './append.suite.js';
+import { backupSuite } from './backup.suite.js';
 import type { StoreComplianceOptions } from './compliance-options.js';
 import { crashSuite } from './crash.suite.js';
 import { lifecycleSuite } from './lifecycle.suite.js';
@@ -53,6 +54,7 @@ export function runStoreCompliance(options: StoreComplianceOptions): void {
     queryPropertySuite(context);
     lifecycleSuite(context);
     maintenanceSuite(context);
+    backupSuite(context);
     crashSuite(context);
   });
 }

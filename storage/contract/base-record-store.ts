@@ -37,6 +37,7 @@ import {
   type RecordPage,
   type RecordStore,
   type StoreCapabilities,
+  type StoreBackup,
   type StoreRecovery,
   type StoreStatus,
   type ThreadSummaryPage,
@@ -488,6 +489,23 @@ export abstract class BaseRecordStore implements RecordStore {
       if (this.optimizing === settled) this.optimizing = null;
     });
     return run;
+  }
+
+  /**
+   * A consistent copy of the log: waits until the driver holds everything
+   * acknowledged so far (the journal's tail applied), then lets the driver
+   * copy from one snapshot of itself while appends go on.
+   */
+  async backup(destination: string): Promise<StoreBackup> {
+    this.assertOpen();
+    if (!this.capabilities.onlineBackup) throw new LoomError('BACKUP_NOT_SUPPORTED', `the ${this.capabilities.backend} driver takes no online backup`);
+    await this.caughtUp();
+    return this._backup(destination);
+  }
+
+  /** Drivers with `onlineBackup`: copy the store, from one snapshot, into `destination` (an empty directory). */
+  protected _backup(_destination: string): Promise<StoreBackup> {
+    return Promise.reject(new LoomError('BACKUP_NOT_SUPPORTED', `the ${this.capabilities.backend} driver takes no online backup`));
   }
 
   private normalise(page: PageRequest): NormalisedPage {

@@ -28,6 +28,18 @@ export interface StoreCapabilities {
    * work runs under a lease (`lease`). Absent means false.
    */
   readonly sharedLog?: boolean;
+  /** `backup()` is implemented: a consistent copy of the log while it is open and written. Absent means false. */
+  readonly onlineBackup?: boolean;
+}
+
+/** What `backup()` wrote. */
+export interface StoreBackup {
+  /** Every record up to this sequence is in the copy (all acknowledged before `backup()` was called, and possibly more). */
+  readonly watermark: number;
+  /** Records in the copy. */
+  readonly records: number;
+  /** Path, relative to the destination directory, of the copy: a file (SQLite's database) or `.` (LevelDB's directory is the destination). */
+  readonly path: string;
 }
 
 /** A named lease held by at most one process sharing the log (see RecordStore.lease). */
@@ -140,6 +152,13 @@ export interface RecordStore {
    * engine's CRON.
    */
   optimize(): Promise<string>;
+  /**
+   * Drivers with `capabilities.onlineBackup`: writes a consistent copy of the
+   * log into the empty directory `destination`, without stopping appends.
+   * Every record acknowledged before the call is in it; the copy opens as a
+   * store of the same driver (`StoreBackup.path` inside `destination`).
+   */
+  backup?(destination: string): Promise<StoreBackup>;
   /**
    * Shared logs only: `listener` is called with a sequence whenever records
    * up to it may have been committed, by any server. A hint, which may be

@@ -10,7 +10,7 @@ import { Level } from 'level';
 import { BaseRecordStore, type NormalisedPage } from '../contract/base-record-store.js';
 import { compareForSort, matchesFilter } from '../contract/query/evaluate-filter.js';
 import type { ParsedQuery } from '../contract/query/filter-ast.js';
-import type { QueryResult, StoreCapabilities, ThreadSummary } from '../contract/record-store.js';
+import type { QueryResult, StoreBackup, StoreCapabilities, ThreadSummary } from '../contract/record-store.js';
 import type { AcceptedRecord } from '../contract/journal/accepted-record.js';
 import type { StoredRecord } from '../contract/stored-record.js';
 import type { LoomRecord } from '../../core/records/record.js';
@@ -80,7 +80,7 @@ function checkOptions(options: LevelRecordStoreOptions): 'full' | 'normal' {
 }
 
 export class LevelRecordStore extends BaseRecordStore {
-  readonly capabilities: StoreCapabilities = { backend: 'level', structuredQuery: true, queryPlan: 'scan', persistent: true };
+  readonly capabilities: StoreCapabilities = { backend: 'level', structuredQuery: true, queryPlan: 'scan', persistent: true, onlineBackup: true };
   private readonly path: string;
   private readonly sync: boolean;
   private db: Db | null = null;
@@ -280,6 +280,43 @@ export class LevelRecordStore extends BaseRecordStore {
 
   protected override _slotPairKey(record: LoomRecord): string {
     return pairPrefix(record);
+  }
+
+  /**
+   * One iterator over every key: LevelDB gives it an implicit snapshot, so
+   * the copy is the store as of one moment (batches are atomic), while the
+   * applier keeps writing. Copied in batches into a new LevelDB.
+   */
+  protected override async _backup(destination: string): Promise<StoreBackup> {
+    // The copy is a LevelDB directory of its own: `destination` itself.
+    const copy = new Level<Buffer, Buffer>(destination, { keyEncoding: 'buffer', valueEncoding: 'buffer' });
+    await copy.open();
+    const recordPrefix = Buffer.from(`!${SUBLEVELS.records}!`);
+    let records = 0;
+    let last: Buffer | null = null;
+    try {
+      const iterator = this.opened.db.iterator<Buffer, Buffer>({ keyEncoding: 'buffer', valueEncoding: 'buffer' });
+      try {
+        let batch = copy.batch();
+        for await (const [key, value] of iterator) {
+          batch.put(key, value);
+          if (key.subarray(0, recordPrefix.length).equals(recordPrefix)) {
+            records += 1;
+            last = key.subarray(recordPrefix.length);
+          }
+          if (batch.length >= 1000) {
+            await batch.write();
+            batch = copy.batch();
+          }
+        }
+        await batch.write();
+      } finally {
+        await iterator.close();
+      }
+    } finally {
+      await copy.close();
+    }
+    return { watermark: last === null ? 0 : sequenceOfKey(last.toString('utf8')), records, path: '.' };
   }
 
   protected async _watermark(): Promise<number> {

@@ -6,10 +6,10 @@
  * fsync and never see a batch before its COMMIT.
  */
 import { mkdir, stat } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { BaseRecordStore, type NormalisedPage } from '../contract/base-record-store.js';
 import type { ParsedQuery } from '../contract/query/filter-ast.js';
-import type { QueryResult, StoreCapabilities, ThreadSummary } from '../contract/record-store.js';
+import type { QueryResult, StoreBackup, StoreCapabilities, ThreadSummary } from '../contract/record-store.js';
 import type { AcceptedRecord } from '../contract/journal/accepted-record.js';
 import type { StoredRecord } from '../contract/stored-record.js';
 import type { LoomRecord } from '../../core/records/record.js';
@@ -79,7 +79,7 @@ function checkOptions(options: SqliteRecordStoreOptions): 'full' | 'normal' {
 }
 
 export class SqliteRecordStore extends BaseRecordStore {
-  readonly capabilities: StoreCapabilities = { backend: 'sqlite', structuredQuery: true, queryPlan: 'sql', persistent: true };
+  readonly capabilities: StoreCapabilities = { backend: 'sqlite', structuredQuery: true, queryPlan: 'sql', persistent: true, onlineBackup: true };
   readonly path: string;
   private readonly durability: 'full' | 'normal';
   private readonly busyTimeoutMs: number;
@@ -186,6 +186,29 @@ export class SqliteRecordStore extends BaseRecordStore {
       const result = checkpoint ? `busy=${checkpoint.busy} log=${checkpoint.log} checkpointed=${checkpoint.checkpointed}` : 'no result';
       return `sqlite: optimize (${analysed}); wal_checkpoint(TRUNCATE) of a ${(walBytes / 1024).toFixed(0)} KiB WAL: ${result}`;
     });
+  }
+
+  /**
+   * `VACUUM INTO` on a connection of its own: SQLite's online copy, one read
+   * transaction (so one consistent snapshot) that the writer keeps appending
+   * beside (WAL). The copy is compact, has no WAL, and opens as a store as is.
+   */
+  protected override async _backup(destination: string): Promise<StoreBackup> {
+    const file = basename(this.path);
+    const target = join(destination, file);
+    const copier = await SqliteDatabase.open(this.path, { busyTimeoutMs: this.busyTimeoutMs });
+    try {
+      await copier.run('VACUUM INTO ?', [target]);
+    } finally {
+      await copier.close();
+    }
+    const copy = await SqliteDatabase.open(target, { busyTimeoutMs: this.busyTimeoutMs });
+    try {
+      const row = await copy.get<{ last: number; n: number }>('SELECT COALESCE(MAX(seq), 0) AS last, COUNT(*) AS n FROM records');
+      return { watermark: row?.last ?? 0, records: row?.n ?? 0, path: file };
+    } finally {
+      await copy.close();
+    }
   }
 
   protected async _get(id: string): Promise<StoredRecord | undefined> {
