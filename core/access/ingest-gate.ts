@@ -18,7 +18,12 @@ export type IngestVia =
   | 'federation'
   /** The engine's or a plugin's own write (loops, the auth plugin's account records). */
   | 'engine'
-  /** Re-ingest of records from an export or backup. */
+  /**
+   * Re-ingest of records from an export (the portability plugin's import,
+   * admin only, or `loom import` on a stopped server's data directory): the
+   * instance's own history, so gates that keep API clients off system
+   * threads or other actors' names let it through; content checks still run.
+   */
   | 'replay';
 
 export interface IngestContext {

@@ -28,6 +28,9 @@ import { createDataPlanePlugin, type DataPlaneOptions } from '../../plugins/data
 import { createTrustPlugin } from '../../plugins/trust/index.js';
 import { createSearchPlugin, type SearchOptions } from '../../plugins/search/index.js';
 import { metricsPlugin } from '../../plugins/metrics/index.js';
+import { portabilityPlugin } from '../../plugins/portability/index.js';
+import { BackupStateToken } from '../plugin/backup-state.js';
+import { resolve } from '../di/token.js';
 import { createFederationPlugin, InstanceKey, instanceKeyDir, type FederationOptions } from '../../plugins/federation/index.js';
 
 export const STORE_BACKENDS = ['sqlite', 'level', 'postgres'] as const;
@@ -103,7 +106,7 @@ export async function createReferenceLoom(options: ReferenceLoomOptions = {}): P
   await mkdir(dataDir, { recursive: true });
   const key = federation === false ? null : await InstanceKey.loadOrCreate(instanceKeyDir(dataDir));
   const store = typeof storage === 'string' ? openStore(storage, dataDir, durability ?? 'full', { url: databaseUrl, schema: databaseSchema }) : storage;
-  return createLoom({
+  const loom = await createLoom({
     ...rest,
     store,
     dataDir,
@@ -122,8 +125,12 @@ export async function createReferenceLoom(options: ReferenceLoomOptions = {}): P
       { plugin: createDataPlanePlugin({ now: clock }), options: data ?? {} },
       { plugin: createSearchPlugin({ now: clock }), options: search ?? {} },
       metricsPlugin,
+      portabilityPlugin,
       ...(key && federation !== false ? [{ plugin: createFederationPlugin({ key, now: clock }), options: federation }] : []),
       ...plugins,
     ],
   });
+  // The instance DID of a server without federation lives here, outside any plugin's directory.
+  resolve(loom.container, BackupStateToken).add({ plugin: 'reference', path: 'instance.json' });
+  return loom;
 }

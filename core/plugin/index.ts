@@ -7,3 +7,4 @@ export * from './plugin-host.js';
 export * from './logger.js';
 export * from './capabilities.js';
 export * from './shared-schemas.js';
+export * from './backup-state.js';

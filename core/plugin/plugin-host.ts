@@ -3,6 +3,7 @@
  * plugin of the same name, a missing dependency (naming both plugins) and
  * dependency cycles; validates options against each plugin's schema.
  */
+import type { BackupStateEntry } from './backup-state.js';
 import type { DependencyContainer } from 'tsyringe';
 import { Compile } from 'typebox/compile';
 import Value from 'typebox/value';
@@ -43,6 +44,7 @@ export interface PluginSinks {
   readPolicy(policy: ReadPolicy): void;
   configTopic(topic: ConfigTopic, owner: string): void;
   requestObserver(observer: RequestObserver): void;
+  backupState(entry: BackupStateEntry): void;
 }
 
 export interface RegisteredPlugins {
@@ -136,6 +138,9 @@ export async function registerPlugins(registrations: readonly PluginRegistration
       },
       configTopic: (topic) => sinks.configTopic(topic, plugin.name),
       observeRequests: (observer) => sinks.requestObserver(observer),
+      backupState: (paths) => {
+        for (const path of paths) sinks.backupState({ plugin: plugin.name, path: `plugins/${plugin.name}/${path}` });
+      },
       dataDir: sinks.dataDir === null ? null : join(sinks.dataDir, 'plugins', plugin.name),
       capability: (name, enabled) => sinks.capabilities.set(name, enabled),
       describe: (surface, key, read) => sinks.facts.describe(surface, key, plugin.name, read),

@@ -35,6 +35,12 @@ export interface PluginScope {
   readPolicy(policy: ReadPolicy): void;
   /** Sees every answered request (core/plugin/request-observer.ts): metrics, access logs. */
   observeRequests(observer: RequestObserver): void;
+  /**
+   * Names files or directories under this plugin's `dataDir` that are not
+   * derived from the log and belong in a backup (core/plugin/backup-state.ts):
+   * immutable, or replaced atomically. Ignored without a data directory.
+   */
+  backupState(paths: readonly string[]): void;
   /** Registers a configuration topic this plugin owns; a second owner of a topic name is refused. */
   configTopic(topic: ConfigTopic<any>): void;
   /**

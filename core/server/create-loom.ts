@@ -6,6 +6,7 @@
  * listening; `start()` opens storage, rebuilds folds, runs the plugins'
  * start hooks, starts the loops and listens; `stop()` reverses that.
  */
+import { BackupState, BackupStateToken } from '../plugin/backup-state.js';
 import type Hapi from '@hapi/hapi';
 import { container as globalContainer, type DependencyContainer } from 'tsyringe';
 import { Authenticator } from '../access/authenticator.js';
@@ -121,6 +122,8 @@ export async function createLoom(options: LoomOptions): Promise<Loom> {
 
   const catalog = new RouteCatalog();
   const observers: RequestObserver[] = [];
+  const backupState = new BackupState();
+  bindValue(root, BackupStateToken, backupState);
   bindValue(root, RouteCatalogToken, catalog);
   const registered = await registerPlugins(options.plugins ?? [], {
     root,
@@ -136,6 +139,7 @@ export async function createLoom(options: LoomOptions): Promise<Loom> {
     readPolicy: (policy) => engine.addReadPolicy(policy),
     configTopic: (topic, owner) => engine.configTopics.register(topic, owner),
     requestObserver: (observer) => observers.push(observer),
+    backupState: (entry) => backupState.add(entry),
   });
 
   // Resolved once, not per request: the request path stays free of container lookups.

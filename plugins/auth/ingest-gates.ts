@@ -24,7 +24,8 @@ import { ancestryProblem, readGrantFields } from './grant-graph.js';
 export const credentialsThreadGate: IngestGate = {
   name: 'auth.credentials-thread',
   check({ record, context }) {
-    if (record.thread === AUTH_THREAD && context.via !== 'engine') {
+    // A replay (the admin-only import of an export) restores the instance's own history, credentials included.
+    if (record.thread === AUTH_THREAD && context.via !== 'engine' && context.via !== 'replay') {
       throw new LoomError('FORBIDDEN', 'the credentials thread is written only by the auth plugin: use /v1/service-accounts and /v1/bootstrap/service-account');
     }
   },
@@ -61,7 +62,8 @@ export const actorClaimGate: IngestGate = {
   name: 'auth.actor-claim',
   check({ record, context }) {
     // Peers relay records of other actors (their signatures are checked by federation); engine writes are the instance's own.
-    if (context.caller.kind !== 'credential' || context.via === 'federation' || context.via === 'engine') return;
+    // Replays (admin-only imports) carry every actor's records, as a peer relays them.
+    if (context.caller.kind !== 'credential' || context.via === 'federation' || context.via === 'engine' || context.via === 'replay') return;
     const caller = context.caller;
     if (caller.actor !== null) {
       if (record.actor !== caller.actor) {
@@ -79,9 +81,9 @@ const RESERVED_KIND = /^core\.(identity|invite|auth)\./;
 
 export const reservedKindsGate: IngestGate = {
   name: 'auth.reserved-kinds',
-  check({ record }) {
+  check({ record, context }) {
     const kind = record.body['kind'];
-    if (record.thread !== AUTH_THREAD && typeof kind === 'string' && RESERVED_KIND.test(kind)) {
+    if (context.via !== 'replay' && record.thread !== AUTH_THREAD && typeof kind === 'string' && RESERVED_KIND.test(kind)) {
       throw new LoomError('FORBIDDEN', `body.kind ${kind} is reserved to the auth plugin: issue grants with POST /v1/grants, invites with POST /v1/invites, bindings with POST /v1/self/bindings`);
     }
   },

@@ -88,6 +88,8 @@ export function createDataPlanePlugin(hooks: DataPlaneHooks = {}) {
       scope.fold(dataFold);
       scope.configTopic(dataQuotaTopic);
       scope.ingestGate(nodeRecordsGate);
+      // File bytes (blobs reach their name only by rename) and the signed-URL secret; uploads in progress are not kept.
+      scope.backupState(['blobs', 'url-secret']);
       for (const route of DATA_ROUTES) scope.route(route);
 
       // Without a persistent data directory (an in-memory store) the bytes live in a temporary folder removed at stop.

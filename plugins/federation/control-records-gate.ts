@@ -12,7 +12,7 @@ export const controlRecordsGate: IngestGate = {
   name: 'federation.control-records',
   check({ record, context }) {
     if (record.thread !== TH_FEDERATION_PAIRS) return;
-    if (context.plugin === FEDERATION_PLUGIN || context.via === 'engine') return;
+    if (context.plugin === FEDERATION_PLUGIN || context.via === 'engine' || context.via === 'replay') return;
     throw new LoomError('FORBIDDEN', `${TH_FEDERATION_PAIRS} holds sync pair lifecycle records; manage pairs with /v1/sync/pairs`);
   },
 };
