@@ -22,12 +22,13 @@ import { invite, INVITE_USAGE } from './invite-command.js';
 import { members, MEMBERS_USAGE } from './members-command.js';
 import { recover, RECOVER_USAGE, self, SELF_USAGE } from './self-command.js';
 import { embed, embeddingProvider, find, search, SEARCH_USAGE } from './search-command.js';
+import { backupCommand, exportCommand, importCommand, PORTABILITY_USAGE, restoreCommand } from './portability-command.js';
 import { sa, SA_USAGE } from './service-account-command.js';
 import { sync, SYNC_USAGE } from './sync-command.js';
 import { trust, TRUST_USAGE } from './trust-command.js';
 import { whoami, WHOAMI_USAGE } from './whoami-command.js';
 
-const COMMANDS: Record<string, Command> = { ...CLIENT_COMMANDS, bootstrap, sa, whoami, invite, members, grant, self, recover, fleet, engine, trust, actors, fold, graph, data, sync, consent, search, find, embed, 'embedding-provider': embeddingProvider };
+const COMMANDS: Record<string, Command> = { ...CLIENT_COMMANDS, bootstrap, sa, whoami, invite, members, grant, self, recover, fleet, engine, trust, actors, fold, graph, data, sync, consent, search, find, embed, 'embedding-provider': embeddingProvider, export: exportCommand, import: importCommand, backup: backupCommand, restore: restoreCommand };
 
 const indent = (text: string) => text.replace(/\n/g, '\n  ');
 
@@ -52,6 +53,7 @@ commands:
   ${indent(GRAPH_USAGE)}
   ${indent(DATA_USAGE)}
   ${indent(SEARCH_USAGE)}
+  ${indent(PORTABILITY_USAGE)}
   ${indent(SYNC_USAGE)}
   ${indent(CONSENT_USAGE)}
 

@@ -70,7 +70,7 @@ export interface ReferenceLoomOptions extends Omit<LoomOptions, 'store' | 'plugi
   readonly databaseSchema?: string;
 }
 
-function openStore(storage: StoreBackend, dataDir: string, durability: 'full' | 'normal', database: { url?: string; schema?: string }): RecordStore {
+export function openReferenceStore(storage: StoreBackend, dataDir: string, durability: 'full' | 'normal', database: { url?: string; schema?: string }): RecordStore {
   switch (storage) {
     case 'postgres':
       if (!database.url) throw new Error('storage postgres needs a database URL (--database-url or LOOM_DATABASE_URL)');
@@ -105,7 +105,7 @@ export async function createReferenceLoom(options: ReferenceLoomOptions = {}): P
   const dataDir = resolvePath(options.dataDir ?? './data');
   await mkdir(dataDir, { recursive: true });
   const key = federation === false ? null : await InstanceKey.loadOrCreate(instanceKeyDir(dataDir));
-  const store = typeof storage === 'string' ? openStore(storage, dataDir, durability ?? 'full', { url: databaseUrl, schema: databaseSchema }) : storage;
+  const store = typeof storage === 'string' ? openReferenceStore(storage, dataDir, durability ?? 'full', { url: databaseUrl, schema: databaseSchema }) : storage;
   const loom = await createLoom({
     ...rest,
     store,

@@ -21,7 +21,8 @@ import { takeBackup } from './routes/take-backup.js';
 export { PortabilityToken, type Portability } from './portability-service.js';
 export { EXPORT_FORMAT, type ExportHeader, type ExportTrailer, type ExportScope } from './export-format.js';
 export { exportLines } from './log-export.js';
-export { LogImporter, importLines, type ImportResult } from './log-import.js';
+export { LogImporter, importLines, type ImportResult, type ImportProgress } from './log-import.js';
+export { checkExportFile, type ExportFileCheck } from './check-export-file.js';
 export { BACKUP_MANIFEST, BACKUP_FORMAT, type BackupManifest } from './online-backup.js';
 
 export const portabilityPlugin = definePlugin({
