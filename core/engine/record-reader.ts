@@ -15,8 +15,8 @@ import { LoomError } from '../errors/loom-error.js';
 import type { AnyFold, FoldAnswer } from '../folds/fold.js';
 import { matchesFilter } from '../../storage/contract/query/evaluate-filter.js';
 import type { FilterNode, ParsedQuery } from '../../storage/contract/query/filter-ast.js';
-import { PAGE_DEFAULT_LIMIT, PAGE_MAX_LIMIT, type PageRequest, type QueryResult, type RecordPage, type RecordStore, type ThreadSummary, type ThreadSummaryPage } from '../../storage/contract/record-store.js';
-import type { StoredRecord } from '../../storage/contract/stored-record.js';
+import { PAGE_DEFAULT_LIMIT, PAGE_MAX_LIMIT, type PageRequest, type QueryResult, type RecordPage, type RecordStore, type SerializedRecordPage, type ThreadSummary, type ThreadSummaryPage } from '../../storage/contract/record-store.js';
+import { serializeStored, type StoredRecord } from '../../storage/contract/stored-record.js';
 import { token } from '../di/token.js';
 import type { RecordBus, SubscribeOptions, Subscription } from './broadcast.js';
 import type { FoldDescriptor, FoldEngine } from './fold-engine.js';
@@ -94,6 +94,20 @@ export class RecordReader {
       case 'some':
         return this.filteredPage((p) => this.store.listByThread(thread, p), restriction!, page);
     }
+  }
+
+  /**
+   * `listByThread` with each record as its wire JSON: from the store's
+   * stored text when the caller sees the whole thread (the common case),
+   * else the filtered page serialised.
+   */
+  async listByThreadSerialized(caller: Caller, thread: string, page: PageRequest = {}): Promise<SerializedRecordPage> {
+    const restriction = this.restriction(caller);
+    const visibility = threadVisibility(restriction, thread);
+    if (visibility === 'all' && this.store.listByThreadSerialized) return this.store.listByThreadSerialized(thread, page);
+    if (visibility === 'none') return { items: [], nextAfter: null };
+    const records = await this.listByThread(caller, thread, page);
+    return { items: records.items.map(serializeStored), nextAfter: records.nextAfter };
   }
 
   async listByActor(caller: Caller, actor: string, page: PageRequest = {}): Promise<RecordPage> {

@@ -1,6 +1,7 @@
 /** Store pages → the wire's cursor list. */
 import type { LoomRecord } from '../../core/records/record.js';
-import type { RecordPage } from '../../storage/contract/record-store.js';
+import type { RecordPage, SerializedRecordPage } from '../../storage/contract/record-store.js';
+import { Reply } from '../../core/plugin/reply.js';
 
 export function toRecordList(page: RecordPage): { object: 'list'; data: LoomRecord[]; sequences: number[]; has_more: boolean; next_cursor: string | null } {
   return {
@@ -17,4 +18,20 @@ export function upTo(page: RecordPage, until: number): RecordPage {
   const items = page.items.filter((stored) => stored.sequence <= until);
   const ended = items.length < page.items.length || page.nextAfter === null || page.nextAfter >= until;
   return { items, nextAfter: ended ? null : page.nextAfter };
+}
+
+/**
+ * The same list as `toRecordList`, written from the records' wire JSON: the
+ * page's text is the records' texts joined, so a page costs little more
+ * than reading its rows.
+ */
+export function recordListReply(page: SerializedRecordPage): Reply {
+  let data = '';
+  let sequences = '';
+  for (const [index, item] of page.items.entries()) {
+    data += index === 0 ? item.json : `,${item.json}`;
+    sequences += index === 0 ? String(item.sequence) : `,${item.sequence}`;
+  }
+  const cursor = page.nextAfter === null ? 'null' : `"${page.nextAfter}"`;
+  return Reply.text(200, `{"object":"list","data":[${data}],"sequences":[${sequences}],"has_more":${page.nextAfter !== null},"next_cursor":${cursor}}`, 'application/json; charset=utf-8');
 }

@@ -164,5 +164,43 @@ export function readSuite(context: SuiteContext): void {
       expectSameRecord(stored, prepared);
       expect(computeRecordId(stored!.record)).to.equal(prepared.record.id);
     });
+
+    it('serialises thread pages exactly as JSON.stringify of the records, page by page', async function () {
+      const { store } = harness();
+      if (!store.listByThreadSerialized) this.skip();
+      const main = threadId('serialized');
+      const judged = [null, 'plain', 'quote " backslash \\ newline \n tab \t \u0001 \u2028 emoji 😀 é', '\u0000 nul'];
+      const prepared = Array.from({ length: 7 }, (_, clock) =>
+        makePrepared({
+          thread: main,
+          actor: actorDid(`w-${clock % 2}.x_y%41`),
+          clock,
+          parents: clock % 2 ? ['c'.repeat(64)] : [],
+          act: clock % 3 ? 'KNOW' : 'LEARN',
+          data_type: clock % 2 ? 'SCALAR' : 'MORPHISM',
+          judged_by: judged[clock % judged.length]!,
+          body: { text: 'quote " backslash \\ \n 😀 ключ', n: clock * 1.5, big: 1e21, tiny: 1e-7, nested: { list: [[], {}, [null, true]] }, '': 'empty key' },
+        }),
+      );
+      await store.appendMany(prepared);
+      // Read at once (possibly from the unapplied tail) and after everything is applied.
+      for (const moment of ['now', 'applied']) {
+        if (moment === 'applied') await store.listThreads();
+        for (const limit of [3, 100]) {
+          let after = 0;
+          const texts: string[] = [];
+          for (;;) {
+            const page = await store.listByThreadSerialized!(main, { after, limit });
+            const plain = await store.listByThread(main, { after, limit });
+            expect(page.items.map((item) => item.sequence)).to.deep.equal(plain.items.map((item) => item.sequence));
+            expect(page.nextAfter).to.equal(plain.nextAfter);
+            texts.push(...page.items.map((item) => item.json));
+            if (page.nextAfter === null) break;
+            after = page.nextAfter;
+          }
+          expect(texts, `${moment}, limit ${limit}`).to.deep.equal(prepared.map((p) => JSON.stringify(p.record)));
+        }
+      }
+    });
   });
 }

@@ -35,6 +35,7 @@ import {
   type QueryOptions,
   type QueryResult,
   type RecordPage,
+  type SerializedRecordPage,
   type RecordStore,
   type StoreCapabilities,
   type StoreBackup,
@@ -42,7 +43,7 @@ import {
   type StoreStatus,
   type ThreadSummaryPage,
 } from './record-store.js';
-import { clockSlotKey, type AppendOutcome, type PreparedRecord, type StoredRecord } from './stored-record.js';
+import { clockSlotKey, serializeStored, type AppendOutcome, type PreparedRecord, type SerializedRecord, type StoredRecord } from './stored-record.js';
 import type { AcceptedRecord } from './journal/accepted-record.js';
 import { IngestJournal } from './journal/ingest-journal.js';
 import { exactPairKey, SlotKnowledge } from './journal/slot-knowledge.js';
@@ -429,6 +430,17 @@ export abstract class BaseRecordStore implements RecordStore {
     return this.pageOf(mergeBySequence(await this._listByThread(thread, normalised), unapplied, normalised.limit), page);
   }
 
+  async listByThreadSerialized(thread: string, page: PageRequest = {}): Promise<SerializedRecordPage> {
+    this.assertOpen();
+    const normalised = this.normalise(page);
+    const unapplied = this.tail.select(normalised.after, normalised.limit, (stored) => stored.record.thread === thread).map(serializeStored);
+    const items = mergeBySequence(await this._listByThreadSerialized(thread, normalised), unapplied, normalised.limit);
+    const limit = clampLimit(page.limit, PAGE_DEFAULT_LIMIT, PAGE_MAX_LIMIT);
+    const more = items.length > limit;
+    const pageItems = more ? items.slice(0, limit) : items;
+    return { items: pageItems, nextAfter: more && pageItems.length > 0 ? pageItems[pageItems.length - 1]!.sequence : null };
+  }
+
   async listByActor(actor: string, page: PageRequest = {}): Promise<RecordPage> {
     this.assertOpen();
     const normalised = this.normalise(page);
@@ -538,6 +550,10 @@ export abstract class BaseRecordStore implements RecordStore {
   protected abstract _get(id: string): Promise<StoredRecord | undefined>;
   /** Up to `page.limit` records on the thread with sequence > `page.after`, ascending. */
   protected abstract _listByThread(thread: string, page: NormalisedPage): Promise<StoredRecord[]>;
+  /** Drivers that keep a record's text override this to build the JSON from it. */
+  protected async _listByThreadSerialized(thread: string, page: NormalisedPage): Promise<SerializedRecord[]> {
+    return (await this._listByThread(thread, page)).map(serializeStored);
+  }
   protected abstract _listByActor(actor: string, page: NormalisedPage): Promise<StoredRecord[]>;
   protected abstract _changesSince(after: number, limit: number): Promise<StoredRecord[]>;
   /**

@@ -6,6 +6,7 @@
  * storage/compliance proves a driver honours all of it.
  */
 import { token } from '../../core/di/token.js';
+import type { SerializedRecord } from './stored-record.js';
 import type { FilterNode, ParsedQuery } from './query/filter-ast.js';
 import type { AppendOutcome, PreparedRecord, StoredRecord } from './stored-record.js';
 
@@ -54,6 +55,11 @@ export interface PageRequest {
   readonly after?: number;
   /** @default 100, clamped to 1000 */
   readonly limit?: number;
+}
+
+export interface SerializedRecordPage {
+  readonly items: SerializedRecord[];
+  readonly nextAfter: number | null;
 }
 
 export interface RecordPage {
@@ -138,6 +144,12 @@ export interface RecordStore {
   get(id: string): Promise<StoredRecord | undefined>;
   listByThread(thread: string, page?: PageRequest): Promise<RecordPage>;
   listByActor(actor: string, page?: PageRequest): Promise<RecordPage>;
+  /**
+   * `listByThread`, each record as its wire JSON (SerializedRecord): drivers
+   * that keep a record's text build it from what they stored. Optional; a
+   * reader without it serialises `listByThread`'s records.
+   */
+  listByThreadSerialized?(thread: string, page?: PageRequest): Promise<SerializedRecordPage>;
   /** Records with sequence > `after`, ascending: the changes feed. */
   changesSince(after: number, limit?: number): Promise<StoredRecord[]>;
   /** Highest sequence stored (0 when empty). */

@@ -39,3 +39,4 @@ export function rowToStored(row: RecordRow): StoredRecord {
   });
   return { sequence: row.seq, createdAt: row.created_at, record };
 }
+

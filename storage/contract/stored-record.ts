@@ -39,3 +39,18 @@ export function namespaceOf(record: LoomRecord): string {
 export function clockSlotKey(record: Pick<LoomRecord, 'actor' | 'thread' | 'clock'>): string {
   return `${record.actor}\u0000${record.thread}\u0000${record.clock}`;
 }
+
+/**
+ * A stored record as its wire JSON (the text `JSON.stringify(record)` gives),
+ * for read paths that send records as they are: a page is the records'
+ * texts joined, with no parse, freeze and re-serialise per request.
+ */
+export interface SerializedRecord {
+  readonly sequence: number;
+  readonly json: string;
+}
+
+/** The wire JSON of a record object (the fallback for drivers without stored text). */
+export function serializeStored(stored: StoredRecord): SerializedRecord {
+  return { sequence: stored.sequence, json: JSON.stringify(stored.record) };
+}

@@ -3,7 +3,7 @@ import { LoomError } from '../../../core/errors/loom-error.js';
 import { defineRoute } from '../../../core/plugin/route.js';
 import { RecordReaderToken } from '../../../core/engine/record-reader.js';
 import { didSyntaxError } from '../../../core/records/did-syntax.js';
-import { toRecordList, upTo } from '../record-pages.js';
+import { recordListReply, toRecordList, upTo } from '../record-pages.js';
 import { checkThreadId } from '../thread-param.js';
 import { Cursor, PageLimit, RecordList } from '../schemas.js';
 
@@ -39,6 +39,8 @@ export const listRecords = defineRoute({
     const didProblem = query.actor === undefined ? null : didSyntaxError(query.actor);
     if (didProblem) throw new LoomError('INVALID_SHAPE', `actor: ${JSON.stringify(query.actor)} ${didProblem}`);
     const page = { after: query.after ? Number(query.after) : 0, limit: query.limit };
+    // A thread's page is written from the records' stored text (record-pages.ts).
+    if (query.thread !== undefined && query.until === undefined) return recordListReply(await reader.listByThreadSerialized(caller, query.thread, page));
     const found = query.thread !== undefined ? await reader.listByThread(caller, query.thread, page) : await reader.listByActor(caller, query.actor!, page);
     return toRecordList(query.until === undefined ? found : upTo(found, Number(query.until)));
   },

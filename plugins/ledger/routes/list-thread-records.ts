@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { defineRoute } from '../../../core/plugin/route.js';
 import { RecordReaderToken } from '../../../core/engine/record-reader.js';
-import { toRecordList } from '../record-pages.js';
+import { recordListReply } from '../record-pages.js';
 import { Cursor, PageLimit, RecordList } from '../schemas.js';
 import { checkThreadId, ThreadParams } from '../thread-param.js';
 
@@ -19,6 +19,7 @@ export const listThreadRecords = defineRoute({
   responses: { 200: { description: 'A page of the thread records.', schema: RecordList } },
   errors: ['INVALID_SHAPE'],
   inject: { reader: RecordReaderToken },
+  // Written from the records' stored text (record-pages.ts): no parse and re-serialise per request.
   handler: async ({ params, query, caller }, { reader }) =>
-    toRecordList(await reader.listByThread(caller, checkThreadId(params.id), { after: query.after ? Number(query.after) : 0, limit: query.limit })),
+    recordListReply(await reader.listByThreadSerialized(caller, checkThreadId(params.id), { after: query.after ? Number(query.after) : 0, limit: query.limit })),
 });

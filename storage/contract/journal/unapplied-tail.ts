@@ -79,9 +79,9 @@ export class UnappliedTail {
  * Merges a driver page and tail entries (both ascending, possibly sharing
  * records that were applied in between) into the first `limit` records.
  */
-export function mergeBySequence(driver: readonly StoredRecord[], tail: readonly StoredRecord[], limit: number): StoredRecord[] {
+export function mergeBySequence<T extends { readonly sequence: number }>(driver: readonly T[], tail: readonly T[], limit: number): T[] {
   if (tail.length === 0) return driver.length > limit ? driver.slice(0, limit) : [...driver];
-  const out: StoredRecord[] = [];
+  const out: T[] = [];
   let i = 0;
   let j = 0;
   while (out.length < limit && (i < driver.length || j < tail.length)) {
