@@ -5,6 +5,7 @@
  * Output is deterministic (catalogue order for paths, status order for
  * responses, name order for components), so the drift test is meaningful.
  */
+import { authErrors } from '../core/plugin/route.js';
 import {
   OpenApiBuilder,
   type OpenAPIObject,
@@ -67,13 +68,6 @@ function parameters(route: AnyRouteDecl, components: ComponentRegistry): Paramet
     if (!out.some((p) => p.in === 'path' && p.name === name)) out.push({ name: name!, in: 'path', required: true, schema: { type: 'string' } });
   }
   return out;
-}
-
-/** The codes a route can return because of its auth, added by the framework rather than listed by hand. */
-export function authErrors(route: AnyRouteDecl): ErrorCode[] {
-  if (route.auth === 'none' || route.auth === 'optional') return [];
-  // AUTH_REQUIRED: no, bad or revoked bearer; DID_CLAIM_DENIED: an X-Service-Actor the credential may not claim.
-  return route.auth.scope === null ? ['AUTH_REQUIRED', 'DID_CLAIM_DENIED'] : ['AUTH_REQUIRED', 'SCOPE_FORBIDDEN', 'DID_CLAIM_DENIED'];
 }
 
 /** The OpenAPI security requirement of a route's declared auth. */
@@ -147,8 +141,13 @@ export function buildOpenApi(catalog: RouteCatalog, info: OpenApiInfo): OpenAPIO
   // Key order of the document is fixed here; the builder fills the sections in.
   const builder = OpenApiBuilder.create({
     openapi: OPENAPI_VERSION,
-    info: { title: 'Loom', version: info.version, description: DESCRIPTION },
-    tags: tags.map((name) => ({ name })),
+    info: { title: 'Loom', version: info.version, description: DESCRIPTION, license: { name: 'Apache-2.0', identifier: 'Apache-2.0' } },
+    // Where `loom serve` listens by default; clients pass their own base URL.
+    servers: [{ url: 'http://127.0.0.1:9100', description: 'loom serve on this machine (the default port)' }],
+    tags: tags.map((name) => {
+      const description = catalog.tagDescription(name);
+      return description ? { name, description } : { name };
+    }),
     paths: {},
     components: { schemas: {}, securitySchemes: {} },
   });

@@ -44,6 +44,20 @@ function typeUntypedBranches(node: JsonObject): JsonObject {
   return out;
 }
 
+// TypeBox writes a tuple draft-07 style, `items: [A, B], additionalItems: false`;
+// OpenAPI 3.1 (JSON Schema 2020-12) spells it `prefixItems: [A, B], items: false`,
+// and validators and linters of the document read only that.
+function tupleAsPrefixItems(node: JsonObject): JsonObject {
+  if (!Array.isArray(node['items'])) return node;
+  const out: JsonObject = {};
+  for (const [key, value] of Object.entries(node)) {
+    if (key === 'items') out['prefixItems'] = value;
+    else if (key !== 'additionalItems') out[key] = value;
+  }
+  out['items'] = node['additionalItems'] === undefined ? true : node['additionalItems'];
+  return out;
+}
+
 export function normaliseSchemaNode(node: JsonObject): JsonObject {
-  return typeUntypedBranches(mapToAdditionalProperties(node));
+  return typeUntypedBranches(mapToAdditionalProperties(tupleAsPrefixItems(node)));
 }

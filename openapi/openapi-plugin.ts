@@ -7,6 +7,9 @@ import { getOpenApi } from './routes/get-open-api.js';
 
 export const openapiPlugin = definePlugin({
   name: 'openapi',
+  tags: {
+    openapi: 'This OpenAPI document.',
+  },
   version: '1.0.0',
   register(scope) {
     scope.route(getOpenApi);

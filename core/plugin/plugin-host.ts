@@ -147,6 +147,7 @@ export async function registerPlugins(registrations: readonly PluginRegistration
       onStart: (fn) => startHooks.push(fn),
       onStop: (fn) => stopHooks.push(fn),
     };
+    for (const [tag, description] of Object.entries(plugin.tags ?? {})) sinks.catalog.describeTag(tag, description);
     await plugin.register(scope, options as never);
   }
   return { order: ordered.map((p) => p.name), containers, startHooks, stopHooks };

@@ -12,6 +12,8 @@ export interface LoomPlugin<O extends TSchema = TSchema> {
   readonly version: string;
   readonly dependencies?: readonly string[];
   readonly options?: O;
+  /** What each OpenAPI tag of its routes covers, by tag (the document's tag descriptions). */
+  readonly tags?: Readonly<Record<string, string>>;
   register(scope: PluginScope, options: Static<O>): void | Promise<void>;
 }
 

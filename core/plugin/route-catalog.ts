@@ -29,6 +29,17 @@ export class RouteCatalog {
   all(): readonly CatalogEntry[] {
     return this.entries;
   }
+
+  private readonly tagDescriptions = new Map<string, string>();
+
+  /** A tag's description (a plugin's `tags`); the first plugin to describe a tag wins. */
+  describeTag(tag: string, description: string): void {
+    if (!this.tagDescriptions.has(tag)) this.tagDescriptions.set(tag, description);
+  }
+
+  tagDescription(tag: string): string | undefined {
+    return this.tagDescriptions.get(tag);
+  }
 }
 
 import { token } from '../di/token.js';

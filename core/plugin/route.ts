@@ -142,3 +142,10 @@ export type AnyRouteDecl = RouteDecl<any, any>;
 export function defineRoute<R extends RequestSchemas, I extends Record<string, Token<unknown>>>(decl: RouteDecl<R, I>): RouteDecl<R, I> {
   return decl;
 }
+
+/** The codes a route can return because of its auth, added by the framework rather than listed by hand. */
+export function authErrors(route: AnyRouteDecl): ErrorCode[] {
+  if (route.auth === 'none' || route.auth === 'optional') return [];
+  // AUTH_REQUIRED: no, bad or revoked bearer; DID_CLAIM_DENIED: an X-Service-Actor the credential may not claim.
+  return route.auth.scope === null ? ['AUTH_REQUIRED', 'DID_CLAIM_DENIED'] : ['AUTH_REQUIRED', 'SCOPE_FORBIDDEN', 'DID_CLAIM_DENIED'];
+}

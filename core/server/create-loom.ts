@@ -55,6 +55,12 @@ export interface LoomOptions {
   readonly insecureLocalhost?: boolean;
   /** @default JSON lines on stdout at level info */
   readonly logger?: Logger;
+  /**
+   * Check every answer against its route's declared statuses, schemas and
+   * error codes, answering 500 on a mismatch (core/server/response-contract.ts).
+   * For tests. @default true when LOOM_CHECK_RESPONSES=1, else false
+   */
+  readonly checkResponses?: boolean;
   /** The instance's DID. @default an ephemeral `did:sync:system:` DID (the reference server persists one) */
   readonly instanceDid?: string;
   /** Backends the application can run on, for the capabilities manifest. @default the store's own */
@@ -152,6 +158,7 @@ export async function createLoom(options: LoomOptions): Promise<Loom> {
     port: options.port ?? 9100,
     maxBodyBytes: options.maxBodyBytes ?? 1024 * 1024,
     rateLimit: options.rateLimit ?? null,
+    checkResponses: options.checkResponses ?? process.env['LOOM_CHECK_RESPONSES'] === '1',
     observers,
     log,
     auth: () => authorizeOptions,

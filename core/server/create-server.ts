@@ -12,6 +12,7 @@ import type { RouteCatalog } from '../plugin/route-catalog.js';
 import type { AuthorizeOptions } from './authorize.js';
 import { installCors } from './cors.js';
 import { installErrorEnvelope } from './error-envelope.js';
+import { installResponseCheck } from './response-contract.js';
 import { mountRoutes } from './mount-routes.js';
 
 export interface ServerOptions {
@@ -22,6 +23,8 @@ export interface ServerOptions {
   readonly auth: () => AuthorizeOptions;
   readonly cors: () => CorsPolicy | null;
   readonly rateLimit?: { readonly perSecond: number; readonly burst: number } | null;
+  /** Check every answer against its route's declaration (core/server/response-contract.ts). @default false */
+  readonly checkResponses?: boolean;
   /** Told of every answered request, after it was sent. */
   readonly observers?: readonly RequestObserver[];
 }
@@ -46,6 +49,8 @@ export function createServer(catalog: RouteCatalog, containers: ReadonlyMap<stri
   });
   installErrorEnvelope(server, options.log);
   installCors(server, options.cors);
+  // After the envelope, so refusals are checked as they are sent.
+  if (options.checkResponses) installResponseCheck(server, options.log);
   mountRoutes(server, catalog, containers, { maxBodyBytes: options.maxBodyBytes, auth: options.auth, rateLimit: options.rateLimit ?? null });
   const observers = options.observers ?? [];
   // Every request gets an id: the client's X-Request-Id when it is a usable token, else a new UUID; the answer echoes it.

@@ -20,6 +20,9 @@ export const ACTORS_ROUTES = [listActors, lookupActor] as const;
 
 export const actorsPlugin = definePlugin({
   name: 'actors',
+  tags: {
+    actors: 'The actor directory: who wrote on this instance, with their threads and trust.',
+  },
   version: '1.0.0',
   dependencies: ['ledger'],
   register(scope) {

@@ -36,10 +36,9 @@ export const ActorDetailSchema = Type.Object(
     threads: Type.Array(Type.Object({ thread: Type.String(), record_count: Type.Integer(), last_sequence: Type.Integer() }), {
       description: 'Threads it wrote on, most recent first (at most 100; thread_count has the total).',
     }),
-    trust: Type.Union(
-      [Type.Record(Type.String(), Type.Object({ score: Type.Number(), total: Type.Integer() }))],
-      { description: 'Trust by domain (Wilson lower bound, all judges together); {} when none or when the trust plugin is not loaded.' },
-    ),
+    trust: Type.Record(Type.String(), Type.Object({ score: Type.Number(), total: Type.Integer() }), {
+      description: 'Trust by domain (Wilson lower bound, all judges together); {} when none or when the trust plugin is not loaded.',
+    }),
   },
   { $id: 'ActorDetail' },
 );

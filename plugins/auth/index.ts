@@ -100,6 +100,9 @@ export const AUTH_ROUTES = [
 
 export const authPlugin = definePlugin({
   name: 'auth',
+  tags: {
+    auth: 'Service accounts, bearer tokens, grants, invites, members, passkeys and the first-admin bootstrap.',
+  },
   version: '1.0.0',
   dependencies: ['ledger'],
   options: AuthOptions,

@@ -81,6 +81,7 @@ export function createDataPlanePlugin(hooks: DataPlaneHooks = {}) {
   const now = hooks.now ?? Date.now;
   return definePlugin({
     name: DATA_PLANE_PLUGIN,
+    tags: { data: 'The data plane: namespaced file trees, resumable chunked uploads, content-addressed blobs and signed read URLs.' },
     version: '1.0.0',
     dependencies: ['ledger'],
     options: DataPlaneOptions,

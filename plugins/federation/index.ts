@@ -72,6 +72,7 @@ export function createFederationPlugin(hooks: FederationHooks) {
   const key = hooks.key;
   return definePlugin({
     name: FEDERATION_PLUGIN,
+    tags: { federation: 'Federation: signed changes feeds, sync pairs between instances, consent and the instance manifest.' },
     version: '1.0.0',
     dependencies: ['ledger'],
     options: FederationOptions,

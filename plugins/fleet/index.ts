@@ -41,6 +41,7 @@ export function createFleetPlugin(hooks: { now?: () => number } = {}): LoomPlugi
   const now = hooks.now ?? Date.now;
   return definePlugin({
     name: 'fleet',
+    tags: { fleet: 'Instances of a fleet: heartbeats, status and control (drain, freeze).' },
     version: '1.0.0',
     dependencies: ['ledger', 'rules'],
     options: FleetOptions,

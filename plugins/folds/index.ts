@@ -21,6 +21,9 @@ export const FOLDS_ROUTES = [getRollup] as const;
 
 export const foldsPlugin = definePlugin({
   name: 'folds',
+  tags: {
+    folds: 'Named folds: derived views computed over the records of a thread or of the whole log.',
+  },
   version: '1.0.0',
   dependencies: ['ledger'],
   register(scope) {

@@ -25,6 +25,9 @@ export const GRAPH_ROUTES = [getGraphQuery, getGraphFacets] as const;
 
 export const graphPlugin: LoomPlugin<typeof GraphOptions> = definePlugin({
   name: 'graph',
+  tags: {
+    graph: 'The graph of actors, threads and records, and traversal queries over it.',
+  },
   version: '1.0.0',
   dependencies: ['ledger'],
   options: GraphOptions,

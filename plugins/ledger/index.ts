@@ -71,6 +71,9 @@ export const LEDGER_ROUTES = [
 
 export const ledgerPlugin = definePlugin({
   name: 'ledger',
+  tags: {
+    ledger: 'Records, threads and their folds: ingest, read, query, watch, configuration and health.',
+  },
   version: '1.0.0',
   options: LedgerOptions,
   register(scope, options) {

@@ -36,6 +36,9 @@ export const getMetrics = defineRoute({
 
 export const metricsPlugin = definePlugin({
   name: 'metrics',
+  tags: {
+    metrics: 'Prometheus metrics of the server (config:read).',
+  },
   version: '1.0.0',
   dependencies: ['ledger'],
   register(scope) {

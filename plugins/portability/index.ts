@@ -27,6 +27,9 @@ export { BACKUP_MANIFEST, BACKUP_FORMAT, type BackupManifest } from './online-ba
 
 export const portabilityPlugin = definePlugin({
   name: 'portability',
+  tags: {
+    portability: 'The log as a portable NDJSON file (export, import) and online backups (admin).',
+  },
   version: '1.0.0',
   dependencies: ['ledger'],
   register(scope) {

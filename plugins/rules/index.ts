@@ -69,6 +69,7 @@ export function createRulesPlugin(hooks: RulesHooks = {}): LoomPlugin<typeof Rul
   const now = hooks.now ?? Date.now;
   return definePlugin({
     name: 'rules',
+    tags: { engine: 'The rules engine: routing and trigger rules, dispatches, the work loop (RECONCILE, TICK) and engine status.' },
     version: '1.0.0',
     dependencies: ['ledger'],
     options: RulesOptions,

@@ -43,6 +43,7 @@ export function createSearchPlugin(hooks: SearchHooks = {}) {
   const now = hooks.now ?? Date.now;
   return definePlugin({
     name: SEARCH_PLUGIN,
+    tags: { search: 'Search: semantic search through a local embedding server, and BM25 find over conversations and files.' },
     version: '1.0.0',
     dependencies: ['ledger'],
     options: SearchOptions,

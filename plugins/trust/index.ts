@@ -30,6 +30,7 @@ export function createTrustPlugin(hooks: { now?: () => number } = {}): LoomPlugi
   const now = hooks.now ?? Date.now;
   return definePlugin({
     name: 'trust',
+    tags: { trust: 'Trust: Wilson-scored verdicts on actors by domain, and task lists.' },
     version: '1.0.0',
     dependencies: ['ledger'],
     register(scope) {
