@@ -1,3 +1,4 @@
+import { createServer, type AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
@@ -122,8 +123,27 @@ describe('loom CLI', function () {
     expect(badQuery.stderr).to.match(/^loom: INVALID_QUERY \(400\)/);
     const badJson = await cli(['query', '--filter', '{oops'], {});
     expect(badJson.code).to.equal(2);
-    const unreachable = await loom(['thread', 'list'], 'http://127.0.0.1:1', config);
-    expect(unreachable.stderr).to.contain('cannot reach');
+    // A port nothing listens on: bound, then closed.
+    const closed = await new Promise<number>((done) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const { port } = probe.address() as AddressInfo;
+        probe.close(() => done(port));
+      });
+    });
+    const nowhere = `http://127.0.0.1:${closed}`;
+    const unreachable = await loom(['thread', 'list'], nowhere, config);
+    expect(unreachable.stderr).to.contain(`cannot reach ${nowhere}: connection refused: nothing listens there`);
+    expect(unreachable.stderr).to.contain('(ECONNREFUSED)');
+    // --json: the failure is also an envelope on stdout, and the exit code still says it failed.
+    const asJson = await loom(['thread', 'list', '--json'], nowhere, config);
+    expect(asJson.code).to.equal(1);
+    expect(JSON.parse(asJson.stdout)).to.include({ object: 'error', code: 'UNREACHABLE' });
+    const refusedJson = await cli(['query', '--filter', '{"act":{"$nope":1}}', '--json']);
+    expect(refusedJson.code).to.equal(1);
+    expect(JSON.parse(refusedJson.stdout)).to.include({ object: 'error', code: 'INVALID_QUERY', status: 400 });
+    const usageJson = await cli(['query', '--filter', '{oops', '--json'], {});
+    expect(usageJson.code).to.equal(2);
+    expect(JSON.parse(usageJson.stdout)).to.include({ object: 'error', code: 'USAGE' });
   });
 
   it('refuses a request without any token with AUTH_REQUIRED (401)', async () => {
@@ -136,7 +156,13 @@ describe('loom CLI', function () {
   it('declares a namespace so records in it are accepted', async () => {
     const refused = await cli(['emit', '--thread', TH, '--body', '{"namespace":"clitest"}']);
     expect(refused.stderr).to.contain('NAMESPACE_REJECTED').and.to.contain('loom namespace create clitest');
-    expect((await cli(['namespace', 'create', 'clitest'])).code).to.equal(0);
+    const created = await cli(['namespace', 'create', 'clitest']);
+    expect(created.code, created.stderr).to.equal(0);
+    expect(created.stdout).to.match(/^namespace clitest created \(record [0-9a-f]{64}\)/);
+    // Idempotent: a second create writes nothing and says so.
+    const again = await cli(['namespace', 'create', 'clitest', '--json']);
+    expect(again.code, again.stderr).to.equal(0);
+    expect(JSON.parse(again.stdout)).to.deep.equal({ namespace: 'clitest', state: 'active', changed: false });
     expect((await cli(['emit', '--thread', TH, '--body', '{"namespace":"clitest"}'])).code).to.equal(0);
   });
 
@@ -244,13 +270,33 @@ describe('loom CLI', function () {
   });
 
   it('every command answers --help with its usage', async () => {
-    for (const args of [['--help'], ['serve', '--help'], ['bootstrap', '--help'], ['whoami', '--help'], ['sa', '--help'], ['sa', 'create', '--help'], ['emit', '--help'], ['thread', '--help'], ['thread', 'list', '--help'], ['query', '--help'], ['namespace', '--help']]) {
+    for (const args of [['--help'], ['serve', '--help'], ['bootstrap', '--help'], ['whoami', '--help'], ['sa', '--help'], ['sa', 'create', '--help'], ['emit', '--help'], ['thread', '--help'], ['thread', 'list', '--help'], ['query', '--help'], ['namespace', '--help'], ['doctor', '--help'], ['export', '--help'], ['backup', '--help']]) {
       const help = await cli(args);
       expect(help.code, `${args.join(' ')}: ${help.stderr}`).to.equal(0);
       expect(help.stdout, args.join(' ')).to.match(/loom /);
     }
+    // Defaults are shown where they apply.
+    expect((await cli(['emit', '--help'])).stdout).to.contain('--act KNOW').and.to.contain('did:sync:user:<your login name>');
     expect((await cli(['sa', 'list', 'extra'])).code).to.equal(2);
     expect((await cli(['sa', 'revoke', 'sa_x', '--scopes', 'admin'])).code).to.equal(2);
+  });
+
+  it('doctor checks the data directory, the configuration, the server and the token, and says what to do', async () => {
+    const healthy = await cli(['doctor', '--data-dir', join(root, 'data'), '--json']);
+    expect(healthy.code, healthy.stdout + healthy.stderr).to.equal(0);
+    const report = JSON.parse(healthy.stdout) as { ok: boolean; checks: Array<{ check: string; outcome: string; detail: string }> };
+    expect(report.ok).to.equal(true);
+    const byName = Object.fromEntries(report.checks.map((c) => [c.check, c]));
+    expect(byName['log']!.detail).to.contain('sqlite');
+    expect(byName['server']!.outcome).to.equal('ok');
+    expect(byName['identity']).to.include({ outcome: 'ok' });
+    expect(byName['identity']!.detail).to.match(/^sa_\w+ with scopes /);
+    const refused = await cli(['doctor', '--data-dir', join(root, 'data'), '--token', 'loom_prod_sa_nobody_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx']);
+    expect(refused.code).to.equal(1);
+    expect(refused.stdout).to.match(/FAIL {2}identity: the token was refused: AUTH_REQUIRED/);
+    const down = await loom(['doctor', '--data-dir', join(root, 'nowhere')], 'http://127.0.0.1:9', config);
+    expect(down.code).to.equal(1);
+    expect(down.stdout).to.contain('warn  data directory:').and.to.contain('FAIL  server: cannot reach http://127.0.0.1:9').and.to.contain('→ start it with: loom serve');
   });
 
   it('shuts down cleanly on SIGTERM, logging structured lines', async () => {

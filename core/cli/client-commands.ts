@@ -10,7 +10,8 @@ import { call, clientContext, COMMON_OPTIONS, defaultActor, isHelp, parseJsonOpt
 
 const EMIT_USAGE = `loom emit --thread <th_…> [--actor <did>] [--act KNOW] [--body '{…}'] [--clock N] [--data-type SCALAR]
           [--parents id,id] [--judged-by <id>] [--url …] [--token …] [--json]
-  Without --clock, uses the actor's next clock from the thread state.`;
+  Defaults: --actor $LOOM_ACTOR, else did:sync:user:<your login name>; --act KNOW; --body {};
+  --data-type SCALAR; --clock the actor's next clock from the thread state; --parents none.`;
 
 /** The actor's next clock on a thread, from the thread state (0 for a first record). */
 export async function nextClock(ctx: ClientContext, thread: string, actor: string): Promise<number> {
@@ -138,7 +139,9 @@ const query: Command = async (argv) => {
 };
 
 const NAMESPACE_USAGE = `loom namespace create <namespace> [--description …] [--actor <did>] [--url …] [--json]
-loom namespace archive <namespace> [--actor <did>] [--url …] [--json]`;
+loom namespace archive <namespace> [--actor <did>] [--url …] [--json]
+  Idempotent: a namespace already active (create) or archived (archive) is left as it is.
+  --actor defaults to $LOOM_ACTOR, else did:sync:user:<your login name>.`;
 
 const namespace: Command = async (argv) => {
   const [sub, ...rest] = argv;
@@ -150,11 +153,20 @@ const namespace: Command = async (argv) => {
   if (!id) throw new CliError(`a namespace id is required\n${NAMESPACE_USAGE}`);
   const ctx = clientContext(values);
   const actor = values.actor ?? defaultActor();
-  const body: Record<string, unknown> = { namespace_id: id, state: sub === 'create' ? 'active' : 'archived' };
+  const wanted = sub === 'create' ? 'active' : 'archived';
+  // Idempotent: a namespace already in the wanted state is left alone (no record written), and the answer says so.
+  const { data: registry } = await call(ctx, ctx.client.getGlobalFold({ path: { name: 'namespace_registry' } }));
+  const current = ((registry.value as { namespaces?: Record<string, { state?: string }> } | null)?.namespaces ?? {})[id]?.state ?? null;
+  if (current === wanted || (sub === 'archive' && current === null)) {
+    const unchanged = { namespace: id, state: current ?? 'absent', changed: false };
+    print(ctx, unchanged, () => (current === null ? `namespace ${id} does not exist; nothing to archive\n` : `namespace ${id} is already ${current}; nothing written\n`));
+    return;
+  }
+  const body: Record<string, unknown> = { namespace_id: id, state: wanted };
   if (values.description) body['description'] = values.description;
   const clock = await nextClock(ctx, TH_NAMESPACE_REGISTRY, actor);
   const { record } = await emitRecord(ctx, { thread: TH_NAMESPACE_REGISTRY, actor, act: 'LEARN', body, clock, data_type: 'SCALAR', parents: [], judged_by: null });
-  print(ctx, record, () => `namespace ${id} ${sub === 'create' ? 'declared active' : 'archived'} (record ${record.id})\n`);
+  print(ctx, { namespace: id, state: wanted, changed: true, record }, () => `namespace ${id} ${sub === 'create' ? (current === 'archived' ? 're-activated' : 'created') : 'archived'} (record ${record.id})\n`);
 };
 
 export const CLIENT_COMMANDS: Record<string, Command> = { emit, thread, query, namespace };

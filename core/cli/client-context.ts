@@ -9,7 +9,7 @@
 import { userInfo } from 'node:os';
 import { createLoomClient, type LoomClient } from '../../sdk/index.js';
 import { cliConfigPath, savedServer } from './cli-config.js';
-import { CliError } from './cli-error.js';
+import { CliError, unreachableMessage } from './cli-error.js';
 
 export type Command = (argv: string[]) => Promise<void>;
 
@@ -83,20 +83,18 @@ export async function call<T>(ctx: ClientContext, pending: Promise<SdkResult<T>>
   try {
     result = await pending;
   } catch (error) {
-    const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message;
-    throw new CliError(`cannot reach ${ctx.url}: ${cause}`, 1);
+    throw new CliError(unreachableMessage(ctx.url, error), 1, 'UNREACHABLE');
   }
   if (result.error instanceof Error) {
     // The fetch client reports network failures as an error result rather than throwing.
-    const cause = (result.error as { cause?: { code?: string } }).cause?.code ?? result.error.message;
-    throw new CliError(`cannot reach ${ctx.url}: ${cause}`, 1);
+    throw new CliError(unreachableMessage(ctx.url, result.error), 1, 'UNREACHABLE');
   }
   if (result.error !== undefined || result.data === undefined) {
     const envelope = result.error as { code?: string; message?: string } | undefined;
     const status = result.response?.status ?? 0;
     // On a refused token, say which one was sent: the usual cause is a stale one winning the precedence.
     const source = status === 401 && ctx.tokenSource ? ` [token from ${ctx.tokenSource}]` : '';
-    throw new CliError(envelope?.code ? `${envelope.code} (${status}): ${envelope.message}${source}` : `HTTP ${status} from ${ctx.url}${source}`, 1);
+    throw new CliError(envelope?.code ? `${envelope.code} (${status}): ${envelope.message}${source}` : `HTTP ${status} from ${ctx.url}${source}`, 1, envelope?.code ?? 'FAILED', status);
   }
   return { data: result.data, status: result.response?.status ?? 0 };
 }

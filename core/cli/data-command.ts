@@ -23,7 +23,7 @@ import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import { parseArgs } from 'node:util';
 import { DataTransferError, readBlobRange, uploadFile, type DataNode, type DataUsage } from '../../sdk/index.js';
-import { CliError } from './cli-error.js';
+import { CliError, unreachableMessage } from './cli-error.js';
 import { call, clientContext, COMMON_OPTIONS, isHelp, print, type ClientContext, type Command } from './client-context.js';
 import { integerOption, refuseForeignOptions, shortId } from './option-values.js';
 import { textTable } from './text-table.js';
@@ -80,11 +80,10 @@ type Values = ReturnType<typeof parseArgs<{ args: string[]; allowPositionals: tr
 function transferFailure(ctx: ClientContext, error: unknown): never {
   if (!(error instanceof DataTransferError)) throw error;
   if (error.code === 'NETWORK_ERROR') {
-    const cause = (error.cause as { cause?: { code?: string } } | undefined)?.cause?.code ?? error.message;
-    throw new CliError(`cannot reach ${ctx.url}: ${cause}`, 1);
+    throw new CliError(unreachableMessage(ctx.url, error.cause ?? error), 1, 'UNREACHABLE');
   }
   const source = error.status === 401 && ctx.tokenSource ? ` [token from ${ctx.tokenSource}]` : '';
-  throw new CliError(`${error.code} (${error.status}): ${error.message}${source}`, 1);
+  throw new CliError(`${error.code} (${error.status}): ${error.message}${source}`, 1, error.code, error.status);
 }
 
 // ---- put ----

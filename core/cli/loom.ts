@@ -13,6 +13,7 @@ import { consent, CONSENT_USAGE } from './consent-command.js';
 import { CLIENT_COMMANDS, CLIENT_USAGE } from './client-commands.js';
 import type { Command } from './client-context.js';
 import { data, DATA_USAGE } from './data-command.js';
+import { doctor, DOCTOR_USAGE } from './doctor-command.js';
 import { engine, ENGINE_USAGE } from './engine-command.js';
 import { fleet, FLEET_USAGE } from './fleet-command.js';
 import { fold, FOLD_USAGE } from './fold-command.js';
@@ -28,7 +29,7 @@ import { sync, SYNC_USAGE } from './sync-command.js';
 import { trust, TRUST_USAGE } from './trust-command.js';
 import { whoami, WHOAMI_USAGE } from './whoami-command.js';
 
-const COMMANDS: Record<string, Command> = { ...CLIENT_COMMANDS, bootstrap, sa, whoami, invite, members, grant, self, recover, fleet, engine, trust, actors, fold, graph, data, sync, consent, search, find, embed, 'embedding-provider': embeddingProvider, export: exportCommand, import: importCommand, backup: backupCommand, restore: restoreCommand };
+const COMMANDS: Record<string, Command> = { ...CLIENT_COMMANDS, bootstrap, sa, whoami, invite, members, grant, self, recover, fleet, engine, trust, actors, fold, graph, data, sync, consent, search, find, embed, 'embedding-provider': embeddingProvider, doctor, export: exportCommand, import: importCommand, backup: backupCommand, restore: restoreCommand };
 
 const indent = (text: string) => text.replace(/\n/g, '\n  ');
 
@@ -37,6 +38,7 @@ const usage = async () => `usage: loom <command> [options]   (loom --version pri
 commands:
   ${indent((await import('./serve-command.js')).SERVE_USAGE)}
   ${indent(BOOTSTRAP_USAGE)}
+  ${indent(DOCTOR_USAGE)}
   ${indent(WHOAMI_USAGE)}
   ${indent(SA_USAGE)}
   ${indent(INVITE_USAGE)}
@@ -92,7 +94,22 @@ async function main(argv: string[]): Promise<void> {
   }
 }
 
+/** With --json, a failure is also a JSON error envelope on stdout (scripts read one stream); the exit code says it failed. */
+function jsonEnvelope(error: unknown): void {
+  if (!process.argv.includes('--json')) return;
+  const cli = error instanceof CliError ? error : null;
+  const parseError = !cli && (error as { code?: unknown })?.code?.toString().startsWith('ERR_PARSE_ARGS');
+  const envelope = {
+    object: 'error',
+    code: cli?.code ?? (parseError ? 'USAGE' : 'FAILED'),
+    message: (error instanceof Error ? error.message : String(error)).split('\n')[0],
+    ...(cli?.status !== undefined ? { status: cli.status } : {}),
+  };
+  process.stdout.write(JSON.stringify(envelope) + '\n');
+}
+
 main(process.argv.slice(2)).catch((error: unknown) => {
+  jsonEnvelope(error);
   if (error instanceof CliError) {
     process.stderr.write(`loom: ${error.message}\n`);
     process.exitCode = error.exitCode;

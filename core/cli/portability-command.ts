@@ -24,7 +24,7 @@ import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import { parseArgs } from 'node:util';
-import { CliError } from './cli-error.js';
+import { CliError, unreachableMessage } from './cli-error.js';
 import { clientContext, COMMON_OPTIONS, type ClientContext, type Command } from './client-context.js';
 import { integerOption } from './option-values.js';
 import { formatBytes, transferProgress } from './transfer-progress.js';
@@ -161,15 +161,14 @@ async function exportOnline(ctx: ClientContext, values: Values, sink: NodeJS.Wri
 }
 
 function unreachable(ctx: ClientContext, error: unknown): never {
-  const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message;
-  throw new CliError(`cannot reach ${ctx.url}: ${cause}`, 1);
+  throw new CliError(unreachableMessage(ctx.url, error), 1, 'UNREACHABLE');
 }
 
 function refused(ctx: ClientContext, answer: { error?: unknown; response?: Response }): never {
   if (answer.error instanceof Error) unreachable(ctx, answer.error);
   const envelope = answer.error as { code?: string; message?: string } | undefined;
   const status = answer.response?.status ?? 0;
-  throw new CliError(envelope?.code ? `${envelope.code} (${status}): ${envelope.message}` : `HTTP ${status} from ${ctx.url}`, 1);
+  throw new CliError(envelope?.code ? `${envelope.code} (${status}): ${envelope.message}` : `HTTP ${status} from ${ctx.url}`, 1, envelope?.code ?? 'FAILED', status);
 }
 
 export const exportCommand: Command = async (argv) => {

@@ -81,7 +81,8 @@ export class Ingestor {
     }
     const namespace = namespaceOf(record);
     const refusal = namespaceRefusal(this.deps.namespaces(), namespace);
-    if (refusal) throw new LoomError('NAMESPACE_REJECTED', refusal.message);
+    // A malformed name is the request's mistake (400); an unknown or archived namespace is a refusal (403).
+    if (refusal) throw new LoomError(refusal.malformed ? 'INVALID_SHAPE' : 'NAMESPACE_REJECTED', refusal.malformed ? `body.namespace: ${refusal.message}` : refusal.message);
     return { record, namespace, createdAt: this.now() };
   }
 

@@ -61,11 +61,15 @@ export const namespaceRegistryFold: Fold<NamespaceRegistry, NamespaceRegistry> =
   value: (registry) => structuredClone(registry),
 };
 
-/** Why a namespace refuses records, or null when every ancestor (and itself) is active. */
-export function namespaceRefusal(registry: NamespaceRegistry, id: string): { failing: string; message: string } | null {
+/**
+ * Why a namespace refuses records, or null when every ancestor (and itself)
+ * is active. `malformed` tells a request error (400) from a namespace that
+ * exists in the wrong state or not at all (403).
+ */
+export function namespaceRefusal(registry: NamespaceRegistry, id: string): { failing: string; message: string; malformed?: true } | null {
   if (id === DEFAULT_NAMESPACE) return null;
   const syntax = namespaceSyntaxError(id);
-  if (syntax) return { failing: id, message: `namespace ${JSON.stringify(id)} is malformed: ${syntax}` };
+  if (syntax) return { failing: id, message: `namespace ${JSON.stringify(id)} is malformed: ${syntax}`, malformed: true };
   for (const ancestor of namespaceChain(id)) {
     const entry = registry.namespaces[ancestor];
     if (!entry) {

@@ -97,7 +97,7 @@ describe('LevelRecordStore', () => {
   });
 
   it('declares its capabilities', () => {
-    expect(store.capabilities).to.deep.equal({ backend: 'level', structuredQuery: true, queryPlan: 'scan', persistent: true });
+    expect(store.capabilities).to.deep.equal({ backend: 'level', structuredQuery: true, queryPlan: 'scan', persistent: true, onlineBackup: true });
   });
 
   it('appends and gets a record back', async () => {

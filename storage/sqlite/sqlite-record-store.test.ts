@@ -52,7 +52,7 @@ describe('SqliteRecordStore', () => {
 
   it('declares its capabilities', async () => {
     const store = await temp.open();
-    expect(store.capabilities).to.deep.equal({ backend: 'sqlite', structuredQuery: true, queryPlan: 'sql', persistent: true });
+    expect(store.capabilities).to.deep.equal({ backend: 'sqlite', structuredQuery: true, queryPlan: 'sql', persistent: true, onlineBackup: true });
   });
 
   it('appends and gets a record with every field intact', async () => {

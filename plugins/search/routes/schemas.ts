@@ -1,7 +1,16 @@
 import { Type } from 'typebox';
-import { RecordSchema } from '../../../core/plugin/shared-schemas.js';
+import { RECORD_SCHEMA } from '../../../core/records/record-schema.js';
+import type { LoomRecord } from '../../../core/records/record.js';
 
-export const ScoredRecord = Type.Intersect([RecordSchema, Type.Object({ score: Type.Number({ description: 'Cosine similarity to the query, -1 to 1.' }) })], { $id: 'ScoredRecord' });
+// The record schema is closed (additionalProperties: false), so an allOf with {score} would admit
+// nothing: the scored record is the record's schema with `score` added.
+export const ScoredRecord = Type.Unsafe<LoomRecord & { score: number }>({
+  ...RECORD_SCHEMA,
+  $id: 'ScoredRecord',
+  description: 'A stored record with its similarity score.',
+  required: [...RECORD_SCHEMA.required, 'score'],
+  properties: { ...RECORD_SCHEMA.properties, score: { type: 'number', description: 'Cosine similarity to the query, -1 to 1.' } },
+});
 
 export const SearchResult = Type.Object(
   {
