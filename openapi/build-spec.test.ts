@@ -96,7 +96,7 @@ describe('buildOpenApi', () => {
     // 401 and 403 come from the route's declared auth, whether or not its errors list them; default covers the rest.
     expect(Object.keys(putResponses)).to.deep.equal(['201', '400', '401', '403', '409', 'default']);
     expect(putResponses['400'].description).to.equal('Error envelope; code is one of: INVALID_SHAPE, MISSING_FIELD.');
-    expect(putResponses['401'].description).to.equal('Error envelope; code is one of: AUTH_REQUIRED.');
+    expect(putResponses['401'].description).to.equal('Error envelope; code is one of: AUTH_REQUIRED, GRANT_REVOKED, GRANT_EXPIRED.');
     expect(putResponses['403'].description).to.equal('Error envelope; code is one of: SCOPE_FORBIDDEN, DID_CLAIM_DENIED.');
     expect(putResponses['409'].content).to.deep.equal({ 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } });
     expect(Object.keys(listResponses)).to.deep.equal(['200', '206', 'default']);

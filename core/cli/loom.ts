@@ -94,9 +94,17 @@ async function main(argv: string[]): Promise<void> {
   }
 }
 
+/** Whether the command already wrote its answer to stdout (then a failure adds no second JSON document). */
+let answered = false;
+const write = process.stdout.write.bind(process.stdout);
+process.stdout.write = ((...args: Parameters<typeof write>) => {
+  answered = true;
+  return write(...args);
+}) as typeof process.stdout.write;
+
 /** With --json, a failure is also a JSON error envelope on stdout (scripts read one stream); the exit code says it failed. */
 function jsonEnvelope(error: unknown): void {
-  if (!process.argv.includes('--json')) return;
+  if (!process.argv.includes('--json') || answered) return;
   const cli = error instanceof CliError ? error : null;
   const parseError = !cli && (error as { code?: unknown })?.code?.toString().startsWith('ERR_PARSE_ARGS');
   const envelope = {

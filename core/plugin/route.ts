@@ -148,6 +148,7 @@ export function authErrors(route: AnyRouteDecl): ErrorCode[] {
   if (route.auth === 'none' || route.auth === 'optional') return [];
   // AUTH_REQUIRED: no, bad or revoked bearer; GRANT_REVOKED / GRANT_EXPIRED: a delegated credential whose grant
   // no longer holds; DID_CLAIM_DENIED: an X-Service-Actor the credential may not claim.
-  const always: ErrorCode[] = ['AUTH_REQUIRED', 'GRANT_REVOKED', 'GRANT_EXPIRED', 'DID_CLAIM_DENIED'];
-  return route.auth.scope === null ? always : [...always, 'SCOPE_FORBIDDEN'];
+  return route.auth.scope === null
+    ? ['AUTH_REQUIRED', 'GRANT_REVOKED', 'GRANT_EXPIRED', 'DID_CLAIM_DENIED']
+    : ['AUTH_REQUIRED', 'GRANT_REVOKED', 'GRANT_EXPIRED', 'SCOPE_FORBIDDEN', 'DID_CLAIM_DENIED'];
 }

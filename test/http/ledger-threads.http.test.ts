@@ -75,9 +75,13 @@ describe('ledger over HTTP: threads, folds and configuration (SQLite)', function
       expect(pages).to.equal(everything.length);
     });
 
-    it('answers 400 INVALID_SHAPE for a bad limit', async () => {
-      expectEnvelope(await get(url, '/v1/threads?limit=0'), 400, 'INVALID_SHAPE');
+    it('answers 400 INVALID_SHAPE for a limit that is not an integer, and clamps one out of bounds (spec §8)', async () => {
       expectEnvelope(await get(url, '/v1/threads?limit=many'), 400, 'INVALID_SHAPE');
+      const low = await get(url, '/v1/threads?limit=0');
+      expect(low.status, low.text).to.equal(200);
+      expect(low.json.data).to.have.length(1);
+      const high = await get(url, '/v1/threads?limit=5000');
+      expect(high.status, high.text).to.equal(200);
     });
   });
 

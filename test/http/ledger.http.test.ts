@@ -237,7 +237,7 @@ describe('ledger over HTTP: records (SQLite)', function () {
     const badQueries: Array<[string, string]> = [
       ['neither thread nor actor', ''],
       ['both thread and actor', `?thread=${newThread()}&actor=${encodeURIComponent(ALICE)}`],
-      ['limit 0', `?thread=${newThread()}&limit=0`],
+      ['a limit that is not a number', `?thread=${newThread()}&limit=ten`],
       ['a cursor that is not a cursor', `?thread=${newThread()}&after=abc`],
       ['an unknown parameter', `?thread=${newThread()}&colour=red`],
     ];
