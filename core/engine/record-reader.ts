@@ -16,7 +16,7 @@ import type { AnyFold, FoldAnswer } from '../folds/fold.js';
 import { matchesFilter } from '../../storage/contract/query/evaluate-filter.js';
 import type { FilterNode, ParsedQuery } from '../../storage/contract/query/filter-ast.js';
 import { PAGE_DEFAULT_LIMIT, PAGE_MAX_LIMIT, type PageRequest, type QueryResult, type RecordPage, type RecordStore, type SerializedRecordPage, type ThreadSummary, type ThreadSummaryPage } from '../../storage/contract/record-store.js';
-import { serializeStored, type StoredRecord } from '../../storage/contract/stored-record.js';
+import { serializePage, type StoredRecord } from '../../storage/contract/stored-record.js';
 import { token } from '../di/token.js';
 import type { RecordBus, SubscribeOptions, Subscription } from './broadcast.js';
 import type { FoldDescriptor, FoldEngine } from './fold-engine.js';
@@ -105,9 +105,9 @@ export class RecordReader {
     const restriction = this.restriction(caller);
     const visibility = threadVisibility(restriction, thread);
     if (visibility === 'all' && this.store.listByThreadSerialized) return this.store.listByThreadSerialized(thread, page);
-    if (visibility === 'none') return { items: [], nextAfter: null };
+    if (visibility === 'none') return { sequences: [], json: '', nextAfter: null };
     const records = await this.listByThread(caller, thread, page);
-    return { items: records.items.map(serializeStored), nextAfter: records.nextAfter };
+    return serializePage(records.items, records.nextAfter);
   }
 
   async listByActor(caller: Caller, actor: string, page: PageRequest = {}): Promise<RecordPage> {

@@ -26,12 +26,6 @@ export function upTo(page: RecordPage, until: number): RecordPage {
  * than reading its rows.
  */
 export function recordListReply(page: SerializedRecordPage): Reply {
-  let data = '';
-  let sequences = '';
-  for (const [index, item] of page.items.entries()) {
-    data += index === 0 ? item.json : `,${item.json}`;
-    sequences += index === 0 ? String(item.sequence) : `,${item.sequence}`;
-  }
   const cursor = page.nextAfter === null ? 'null' : `"${page.nextAfter}"`;
-  return Reply.text(200, `{"object":"list","data":[${data}],"sequences":[${sequences}],"has_more":${page.nextAfter !== null},"next_cursor":${cursor}}`, 'application/json; charset=utf-8');
+  return Reply.text(200, `{"object":"list","data":[${page.json}],"sequences":[${page.sequences.join(',')}],"has_more":${page.nextAfter !== null},"next_cursor":${cursor}}`, 'application/json; charset=utf-8');
 }

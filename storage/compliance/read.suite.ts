@@ -192,9 +192,10 @@ export function readSuite(context: SuiteContext): void {
           for (;;) {
             const page = await store.listByThreadSerialized!(main, { after, limit });
             const plain = await store.listByThread(main, { after, limit });
-            expect(page.items.map((item) => item.sequence)).to.deep.equal(plain.items.map((item) => item.sequence));
+            expect(page.sequences).to.deep.equal(plain.items.map((item) => item.sequence));
             expect(page.nextAfter).to.equal(plain.nextAfter);
-            texts.push(...page.items.map((item) => item.json));
+            expect(page.json).to.equal(plain.items.map((item) => JSON.stringify(item.record)).join(','));
+            texts.push(...plain.items.map((item) => JSON.stringify(item.record)));
             if (page.nextAfter === null) break;
             after = page.nextAfter;
           }

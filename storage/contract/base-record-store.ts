@@ -43,7 +43,7 @@ import {
   type StoreStatus,
   type ThreadSummaryPage,
 } from './record-store.js';
-import { clockSlotKey, serializeStored, type AppendOutcome, type PreparedRecord, type SerializedRecord, type StoredRecord } from './stored-record.js';
+import { clockSlotKey, serializePage, type AppendOutcome, type PreparedRecord, type StoredRecord } from './stored-record.js';
 import type { AcceptedRecord } from './journal/accepted-record.js';
 import { IngestJournal } from './journal/ingest-journal.js';
 import { exactPairKey, SlotKnowledge } from './journal/slot-knowledge.js';
@@ -433,12 +433,13 @@ export abstract class BaseRecordStore implements RecordStore {
   async listByThreadSerialized(thread: string, page: PageRequest = {}): Promise<SerializedRecordPage> {
     this.assertOpen();
     const normalised = this.normalise(page);
-    const unapplied = this.tail.select(normalised.after, normalised.limit, (stored) => stored.record.thread === thread).map(serializeStored);
-    const items = mergeBySequence(await this._listByThreadSerialized(thread, normalised), unapplied, normalised.limit);
     const limit = clampLimit(page.limit, PAGE_DEFAULT_LIMIT, PAGE_MAX_LIMIT);
-    const more = items.length > limit;
-    const pageItems = more ? items.slice(0, limit) : items;
-    return { items: pageItems, nextAfter: more && pageItems.length > 0 ? pageItems[pageItems.length - 1]!.sequence : null };
+    // Records of this thread still in the unapplied tail: merged from objects (rare: the applier lags by milliseconds).
+    if (this.tail.select(normalised.after, 1, (stored) => stored.record.thread === thread).length > 0) {
+      const records = await this.listByThread(thread, page);
+      return serializePage(records.items, records.nextAfter);
+    }
+    return this._listByThreadSerialized(thread, normalised.after, limit);
   }
 
   async listByActor(actor: string, page: PageRequest = {}): Promise<RecordPage> {
@@ -550,9 +551,12 @@ export abstract class BaseRecordStore implements RecordStore {
   protected abstract _get(id: string): Promise<StoredRecord | undefined>;
   /** Up to `page.limit` records on the thread with sequence > `page.after`, ascending. */
   protected abstract _listByThread(thread: string, page: NormalisedPage): Promise<StoredRecord[]>;
-  /** Drivers that keep a record's text override this to build the JSON from it. */
-  protected async _listByThreadSerialized(thread: string, page: NormalisedPage): Promise<SerializedRecord[]> {
-    return (await this._listByThread(thread, page)).map(serializeStored);
+  /** A thread page as wire JSON, from the driver alone; drivers that keep a record's text override it. */
+  protected async _listByThreadSerialized(thread: string, after: number, limit: number): Promise<SerializedRecordPage> {
+    const items = await this._listByThread(thread, { after, limit: limit + 1 });
+    const more = items.length > limit;
+    const kept = more ? items.slice(0, limit) : items;
+    return serializePage(kept, more && kept.length > 0 ? kept[kept.length - 1]!.sequence : null);
   }
   protected abstract _listByActor(actor: string, page: NormalisedPage): Promise<StoredRecord[]>;
   protected abstract _changesSince(after: number, limit: number): Promise<StoredRecord[]>;

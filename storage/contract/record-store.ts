@@ -6,7 +6,6 @@
  * storage/compliance proves a driver honours all of it.
  */
 import { token } from '../../core/di/token.js';
-import type { SerializedRecord } from './stored-record.js';
 import type { FilterNode, ParsedQuery } from './query/filter-ast.js';
 import type { AppendOutcome, PreparedRecord, StoredRecord } from './stored-record.js';
 
@@ -57,8 +56,14 @@ export interface PageRequest {
   readonly limit?: number;
 }
 
+/**
+ * A page of records as wire JSON: `json` is the records' JSON texts joined
+ * by commas (the inside of a JSON array), `sequences` their sequences in the
+ * same order. A page is one string however many records it holds.
+ */
 export interface SerializedRecordPage {
-  readonly items: SerializedRecord[];
+  readonly sequences: number[];
+  readonly json: string;
   readonly nextAfter: number | null;
 }
 

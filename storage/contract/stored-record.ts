@@ -54,3 +54,8 @@ export interface SerializedRecord {
 export function serializeStored(stored: StoredRecord): SerializedRecord {
   return { sequence: stored.sequence, json: JSON.stringify(stored.record) };
 }
+
+/** A page of record objects as a serialized page (record-store.ts SerializedRecordPage). */
+export function serializePage(items: readonly StoredRecord[], nextAfter: number | null): { sequences: number[]; json: string; nextAfter: number | null } {
+  return { sequences: items.map((stored) => stored.sequence), json: items.map((stored) => JSON.stringify(stored.record)).join(','), nextAfter };
+}

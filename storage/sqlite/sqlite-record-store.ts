@@ -9,9 +9,9 @@ import { mkdir, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { BaseRecordStore, type NormalisedPage } from '../contract/base-record-store.js';
 import type { ParsedQuery } from '../contract/query/filter-ast.js';
-import type { QueryResult, StoreBackup, StoreCapabilities, ThreadSummary } from '../contract/record-store.js';
+import type { QueryResult, SerializedRecordPage, StoreBackup, StoreCapabilities, ThreadSummary } from '../contract/record-store.js';
 import type { AcceptedRecord } from '../contract/journal/accepted-record.js';
-import type { SerializedRecord, StoredRecord } from '../contract/stored-record.js';
+import type { StoredRecord } from '../contract/stored-record.js';
 import type { LoomRecord } from '../../core/records/record.js';
 import { insertAccepted, storedBySlots } from './append-batch.js';
 import { migrate } from './migrations.js';
@@ -78,8 +78,16 @@ function checkOptions(options: SqliteRecordStoreOptions): 'full' | 'normal' {
   return durability;
 }
 
-/** A record's wire JSON up to the value of `judged_by`, in makeRecord's field order. */
-const SERIALIZED_HEAD = `'{"id":"' || id || '","parents":' || parents || ',"thread":"' || thread || '","actor":"' || actor || '","act":"' || act || '","body":' || body || ',"clock":' || clock || ',"data_type":"' || data_type || '","judged_by":'`;
+/** A record's wire JSON, in makeRecord's field order, from its stored columns. */
+const SERIALIZED_RECORD =
+  `'{"id":"' || id || '","parents":' || parents || ',"thread":"' || thread || '","actor":"' || actor || '","act":"' || act || '","body":' || body || ',"clock":' || clock || ` +
+  `',"data_type":"' || data_type || '","judged_by":' || CASE WHEN judged_by IS NULL THEN 'null' ELSE json_quote(judged_by) END || '}'`;
+
+/** A thread page (?1 thread key, ?2 thread, ?3 after, ?4 limit) as one row: sequences, the records' JSON joined, and whether more follow. */
+const SERIALIZED_PAGE =
+  `SELECT json_group_array(seq ORDER BY seq) AS seqs, group_concat(j, ',' ORDER BY seq) AS data, ` +
+  `(SELECT count(*) FROM (SELECT 1 FROM records WHERE thread_key = ?1 AND thread = ?2 AND seq > ?3 LIMIT ?4 + 1)) AS n ` +
+  `FROM (SELECT seq, ${SERIALIZED_RECORD} AS j FROM records WHERE thread_key = ?1 AND thread = ?2 AND seq > ?3 ORDER BY seq LIMIT ?4)`;
 
 export class SqliteRecordStore extends BaseRecordStore {
   readonly capabilities: StoreCapabilities = { backend: 'sqlite', structuredQuery: true, queryPlan: 'sql', persistent: true, onlineBackup: true };
@@ -224,19 +232,19 @@ export class SqliteRecordStore extends BaseRecordStore {
   }
 
   /**
-   * The record's wire JSON assembled by SQLite from the stored text (one
-   * text column per row instead of eleven values to materialise, and no
-   * parse): ids, threads, acts and data types are plain ASCII tokens and
-   * actors are DIDs (no character JSON escapes), so they are spliced as
-   * they are; `judged_by` is free text and is quoted here by JSON.stringify.
-   * The compliance suite checks the result is exactly JSON.stringify(record).
+   * The page's JSON assembled by SQLite from the stored text: one row with
+   * the sequences and the records' JSON joined, instead of eleven values per
+   * record to hand to JS, parse, freeze and serialise again. Ids, threads,
+   * acts and data types are plain ASCII tokens and actors are DIDs (no
+   * character JSON escapes), so they are spliced as stored; `judged_by` is
+   * free text and goes through json_quote. The compliance suite checks the
+   * result is exactly JSON.stringify of the records.
    */
-  protected override async _listByThreadSerialized(thread: string, page: NormalisedPage): Promise<SerializedRecord[]> {
-    const rows = await this.db.reader.all<{ seq: number; judged_by: string | null; head: string }>(
-      `SELECT seq, judged_by, ${SERIALIZED_HEAD} AS head FROM records WHERE thread_key = ? AND thread = ? AND seq > ? ORDER BY seq LIMIT ?`,
-      [textKey(thread), thread, page.after, page.limit],
-    );
-    return rows.map((row) => ({ sequence: row.seq, json: `${row.head}${row.judged_by === null ? 'null' : JSON.stringify(row.judged_by)}}` }));
+  protected override async _listByThreadSerialized(thread: string, after: number, limit: number): Promise<SerializedRecordPage> {
+    const [row] = await this.db.reader.all<{ seqs: string; data: string | null; n: number }>(SERIALIZED_PAGE, [textKey(thread), thread, after, limit]);
+    const sequences = JSON.parse(row?.seqs ?? '[]') as number[];
+    const more = (row?.n ?? 0) > limit;
+    return { sequences, json: row?.data ?? '', nextAfter: more && sequences.length > 0 ? sequences[sequences.length - 1]! : null };
   }
 
   protected _listByActor(actor: string, page: NormalisedPage): Promise<StoredRecord[]> {
