@@ -78,7 +78,7 @@ interface SdkResult<T> {
 }
 
 /** Awaits an SDK call; returns its data or throws a CliError carrying the server's code and message. */
-export async function call<T>(ctx: ClientContext, pending: Promise<SdkResult<T>>): Promise<{ data: T; status: number }> {
+export async function call<T>(ctx: ClientContext, pending: Promise<SdkResult<T>>): Promise<{ data: T; status: number; headers: Headers }> {
   let result: SdkResult<T>;
   try {
     result = await pending;
@@ -96,7 +96,7 @@ export async function call<T>(ctx: ClientContext, pending: Promise<SdkResult<T>>
     const source = status === 401 && ctx.tokenSource ? ` [token from ${ctx.tokenSource}]` : '';
     throw new CliError(envelope?.code ? `${envelope.code} (${status}): ${envelope.message}${source}` : `HTTP ${status} from ${ctx.url}${source}`, 1, envelope?.code ?? 'FAILED', status);
   }
-  return { data: result.data, status: result.response?.status ?? 0 };
+  return { data: result.data, status: result.response?.status ?? 0, headers: result.response?.headers ?? new Headers() };
 }
 
 export function parseJsonOption(name: string, text: string | undefined): unknown {

@@ -24,8 +24,8 @@ import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import { parseArgs } from 'node:util';
-import { CliError, unreachableMessage } from './cli-error.js';
-import { clientContext, COMMON_OPTIONS, type ClientContext, type Command } from './client-context.js';
+import { CliError } from './cli-error.js';
+import { call, clientContext, COMMON_OPTIONS, type ClientContext, type Command } from './client-context.js';
 import { integerOption } from './option-values.js';
 import { formatBytes, transferProgress } from './transfer-progress.js';
 
@@ -155,20 +155,8 @@ async function exportOffline(values: Values, sink: NodeJS.WritableStream, onChun
 }
 
 async function exportOnline(ctx: ClientContext, values: Values, sink: NodeJS.WritableStream, onChunk: (bytes: number, lines: number) => void): Promise<void> {
-  const answer = await ctx.client.exportLog({ query: scopeQuery(values), parseAs: 'stream' }).catch((error: unknown) => unreachable(ctx, error));
-  if (answer.error !== undefined || !answer.response?.ok) refused(ctx, answer);
-  await pipeline(Readable.fromWeb(answer.data as unknown as NodeReadableStream<Uint8Array>), counting(onChunk), sink, { end: sink !== process.stdout });
-}
-
-function unreachable(ctx: ClientContext, error: unknown): never {
-  throw new CliError(unreachableMessage(ctx.url, error), 1, 'UNREACHABLE');
-}
-
-function refused(ctx: ClientContext, answer: { error?: unknown; response?: Response }): never {
-  if (answer.error instanceof Error) unreachable(ctx, answer.error);
-  const envelope = answer.error as { code?: string; message?: string } | undefined;
-  const status = answer.response?.status ?? 0;
-  throw new CliError(envelope?.code ? `${envelope.code} (${status}): ${envelope.message}` : `HTTP ${status} from ${ctx.url}`, 1, envelope?.code ?? 'FAILED', status);
+  const { data } = await call(ctx, ctx.client.exportLog({ query: scopeQuery(values), parseAs: 'stream' }));
+  await pipeline(Readable.fromWeb(data as unknown as NodeReadableStream<Uint8Array>), counting(onChunk), sink, { end: sink !== process.stdout });
 }
 
 export const exportCommand: Command = async (argv) => {
@@ -259,11 +247,9 @@ async function importOnline(ctx: ClientContext, file: string): Promise<ImportSum
     ),
   );
   try {
-    const answer: { data?: unknown; error?: unknown; response?: Response } = await ctx.client
-      .importLog({ body: body as unknown as Blob, headers: { 'content-type': 'application/x-ndjson' }, duplex: 'half' } as Parameters<typeof ctx.client.importLog>[0])
-      .catch((error: unknown) => unreachable(ctx, error));
-    if (answer.error !== undefined || answer.data === undefined) refused(ctx, answer);
-    return answer.data as ImportSummary;
+    // A streamed request body: fetch needs duplex 'half', which the generated options pass through to it.
+    const { data } = await call(ctx, ctx.client.importLog({ body: body as unknown as Blob, headers: { 'content-type': 'application/x-ndjson' }, duplex: 'half' } as Parameters<typeof ctx.client.importLog>[0]));
+    return data as ImportSummary;
   } finally {
     progress.finish();
   }
@@ -300,9 +286,8 @@ export const backupCommand: Command = async (argv) => {
   const file = resolvePath(values.output ?? `loom-backup-${stamp()}.tar.gz`);
   const partial = `${file}.part`;
   await mkdir(dirname(file), { recursive: true });
-  const answer = await ctx.client.takeBackup({ parseAs: 'stream' }).catch((error: unknown) => unreachable(ctx, error));
-  if (answer.error !== undefined || !answer.response?.ok) refused(ctx, answer);
-  const watermark = Number(answer.response.headers.get('x-loom-backup-watermark'));
+  const answer = await call(ctx, ctx.client.takeBackup({ parseAs: 'stream' }));
+  const watermark = Number(answer.headers.get('x-loom-backup-watermark'));
   let bytes = 0;
   const progress = recordLineProgress('backup');
   try {

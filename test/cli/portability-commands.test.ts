@@ -79,6 +79,10 @@ describe('loom backup, restore, export and import', function () {
   it('restores a backup taken under load with every record acknowledged before it began', async () => {
     const source = await start({ storage: 'sqlite' });
     const admin = await bootstrapAdmin(source.url);
+    // Admin only: without a token the refusal is the server's, and nothing is written.
+    const anonymous = await loom(['backup', '-o', join(root, 'refused.tar.gz'), '--json'], source.url);
+    expect(anonymous.code).to.equal(1);
+    expect(JSON.parse(anonymous.stdout)).to.include({ object: 'error', code: 'AUTH_REQUIRED', status: 401 });
     const load = writeLoad(source.url, 8, admin);
     await load.reach(300);
     const began = performance.now();
