@@ -15,7 +15,7 @@ import type { RouteCatalog } from '../plugin/route-catalog.js';
 import { ANONYMOUS, type Caller } from '../access/caller.js';
 import { authorize, type AuthorizeOptions } from './authorize.js';
 import { limitedStream, checkRawContentType } from './raw-body.js';
-import { readBody } from './read-body.js';
+import { decodedBody, readBody } from './read-body.js';
 import { parseJsonBody } from './request-body.js';
 import { compileValidator, type Validator } from './validators.js';
 
@@ -95,10 +95,15 @@ function toHapiRoute(decl: AnyRouteDecl, container: DependencyContainer, options
         }
         (request.app as RequestCallerSlot).loomCaller = caller;
         limit?.(decl, caller, remoteAddress);
-        if (raw) checkRawContentType(headers['content-type'], raw.contentTypes ?? ['application/octet-stream']);
+        if (raw) {
+          checkRawContentType(headers['content-type'], raw.contentTypes ?? ['application/octet-stream']);
+          // Raw bodies are the bytes themselves (hashed, ranged): a compressed transfer would change them.
+          const encoding = headers['content-encoding']?.trim().toLowerCase();
+          if (encoding && encoding !== 'identity') throw new LoomError('UNSUPPORTED_MEDIA_TYPE', `Content-Encoding ${JSON.stringify(headers['content-encoding'])} is not accepted on ${decl.method} ${decl.path}: send the bytes uncompressed`);
+        }
         let body: unknown;
         if (hasBody) {
-          body = parseJsonBody(await readBody(request.payload as Readable, maxBodyBytes), headers['content-type'], invalidInput, { ndjson: decl.ndjson === true });
+          body = parseJsonBody(await readBody(decodedBody(request.payload as Readable, headers['content-encoding']), maxBodyBytes), headers['content-type'], invalidInput, { ndjson: decl.ndjson === true });
           if (!decl.request?.body && body !== undefined) throw new LoomError(invalidInput, `${decl.method} ${decl.path} takes no request body`);
         }
         const input = {

@@ -4,6 +4,7 @@
  * thread and actor filters; and the immutable caching of a record by id.
  */
 import { expect } from 'chai';
+import { brotliCompressSync, gzipSync } from 'node:zlib';
 import { expectEnvelope, get, newThread, postJson, request, startServer, type StartedServer } from '../helpers/http-server.js';
 
 describe('exact errors and record caching (HTTP)', () => {
@@ -33,6 +34,30 @@ describe('exact errors and record caching (HTTP)', () => {
     const judge = 'a'.repeat(64);
     const answer = await postJson(server.url, '/v1/records', { ...input, judged_by: judge });
     expectEnvelope(answer, 409, 'JUDGED_BY_CONFLICT', '', { stored_judged_by: null });
+  });
+
+  it('takes a gzip- or br-compressed JSON body, and says what is wrong with one that does not decompress', async () => {
+    const input = JSON.stringify(record({ thread: newThread('gzip') }));
+    const gzipped = await request(server.url, 'POST', '/v1/records', { body: gzipSync(input), headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' } });
+    expect(gzipped.status, gzipped.text).to.equal(201);
+    const brotli = await request(server.url, 'POST', '/v1/records', { body: brotliCompressSync(JSON.stringify(record({ thread: newThread('br') }))), headers: { 'content-type': 'application/json', 'content-encoding': 'br' } });
+    expect(brotli.status, brotli.text).to.equal(201);
+    const lying = await request(server.url, 'POST', '/v1/records', { body: input, headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' } });
+    expectEnvelope(lying, 400, 'INVALID_SHAPE');
+    expect(lying.json.message).to.match(/^request body does not decompress as its Content-Encoding says/);
+    const unknown = await request(server.url, 'POST', '/v1/records', { body: input, headers: { 'content-type': 'application/json', 'content-encoding': 'zstd' } });
+    expectEnvelope(unknown, 415, 'UNSUPPORTED_MEDIA_TYPE');
+    // A compression bomb stops at the byte limit of what it decompresses to.
+    const bomb = gzipSync(Buffer.alloc(20 * 1024 * 1024, 0x20));
+    expectEnvelope(await request(server.url, 'POST', '/v1/records', { body: bomb, headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' } }), 413, 'PAYLOAD_TOO_LARGE');
+  });
+
+  it('says which parameter is unknown and what is accepted, in the request\'s terms', async () => {
+    const answer = await get(server.url, `/v1/threads/${newThread('words')}/records?offset=3`);
+    expectEnvelope(answer, 400, 'INVALID_SHAPE');
+    expect(answer.json.message).to.equal('query: unknown parameter "offset" (accepted: after, limit)');
+    const act = await postJson(server.url, '/v1/records/query', { filter: {}, sort: { clock: 'up' } });
+    expect(act.json.message).to.not.match(/schema is false|must be equal to constant|got a undefined/);
   });
 
   it('refuses a malformed thread or actor instead of answering an empty page', async () => {
