@@ -4,24 +4,14 @@
  * process with its own config file, as an operator and a member would use it.
  */
 import { expect } from 'chai';
-import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { RECREDENTIAL_REFUSED_MESSAGE } from '../../plugins/auth/recredential-door.js';
 import { bootstrapAdmin, type Credential } from '../helpers/auth.js';
+import { runLoom, type CliRun } from '../helpers/cli-run.js';
 import { startServer, type StartedServer } from '../helpers/start-server.js';
 
-const LOOM = fileURLToPath(new URL('../../core/cli/loom.js', import.meta.url));
-const run = promisify(execFile);
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
 
 describe('loom identity commands (invite, members, grant, self, recover)', function () {
   this.timeout(60_000);
@@ -31,19 +21,8 @@ describe('loom identity commands (invite, members, grant, self, recover)', funct
   let config: string;
 
   /** Runs the CLI with --url and this test's config file; LOOM_TOKEN only when given. */
-  async function loom(args: string[], env: Record<string, string> = {}): Promise<Run> {
-    const merged: NodeJS.ProcessEnv = { ...process.env, LOOM_CONFIG: config, ...env };
-    delete merged['LOOM_URL'];
-    if (!('LOOM_TOKEN' in env)) delete merged['LOOM_TOKEN'];
-    try {
-      const { stdout, stderr } = await run(process.execPath, [LOOM, ...args, '--url', server.url], { env: merged });
-      return { code: 0, stdout, stderr };
-    } catch (error) {
-      const e = error as { code: number; stdout: string; stderr: string };
-      return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-    }
-  }
-  async function json(args: string[], env?: Record<string, string>): Promise<Record<string, any>> {
+  const loom = (args: string[], env: { LOOM_TOKEN?: string } = {}): Promise<CliRun> => runLoom(args, { url: server.url, config, ...(env.LOOM_TOKEN !== undefined ? { token: env.LOOM_TOKEN } : {}) });
+  async function json(args: string[], env?: { LOOM_TOKEN?: string }): Promise<Record<string, any>> {
     const result = await loom([...args, '--json'], env);
     expect(result.code, `loom ${args.join(' ')}: ${result.stderr}`).to.equal(0);
     return JSON.parse(result.stdout) as Record<string, any>;

@@ -8,29 +8,19 @@
  * that alters the fold's value, as a dishonest server would.
  */
 import { expect } from 'chai';
-import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
+import { runLoom, type CliRun } from '../helpers/cli-run.js';
 import { get, newThread, request } from '../helpers/http-server.js';
 import { startServer, type StartedServer } from '../helpers/start-server.js';
 
-const LOOM = fileURLToPath(new URL('../../core/cli/loom.js', import.meta.url));
-const run = promisify(execFile);
 
 const LEAD = 'did:sync:user:lead';
 const BOB = 'did:sync:agent:bob';
 const REVIEWER = 'did:sync:user:reviewer';
 const AUDITOR = 'did:sync:user:auditor';
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
 
 describe('loom trust, actors, fold and graph commands', function () {
   this.timeout(60_000);
@@ -43,18 +33,7 @@ describe('loom trust, actors, fold and graph commands', function () {
   const clocks = new Map<string, number>();
 
   /** Runs the CLI against `url` (the server unless given) with an empty config file and no token. */
-  async function loom(args: string[], url: string = server.url): Promise<Run> {
-    const env: NodeJS.ProcessEnv = { ...process.env, LOOM_CONFIG: config };
-    delete env['LOOM_URL'];
-    delete env['LOOM_TOKEN'];
-    try {
-      const { stdout, stderr } = await run(process.execPath, [LOOM, ...args, '--url', url], { env });
-      return { code: 0, stdout, stderr };
-    } catch (error) {
-      const e = error as { code: number; stdout: string; stderr: string };
-      return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-    }
-  }
+  const loom = (args: string[], url: string = server.url): Promise<CliRun> => runLoom(args, { url, config });
   async function json(args: string[]): Promise<any> {
     const result = await loom([...args, '--json']);
     expect(result.code, `loom ${args.join(' ')}: ${result.stderr}`).to.equal(0);
