@@ -12,6 +12,7 @@ import client from 'prom-client';
 import { resolve } from '../../core/di/token.js';
 import { LoomEngineToken } from '../../core/engine/loom-engine.js';
 import { RecordReaderToken } from '../../core/engine/record-reader.js';
+import { RecordStore } from '../../storage/contract/record-store.js';
 import { DiscoveryFactsToken } from '../../core/plugin/discovery-facts.js';
 import { definePlugin } from '../../core/plugin/plugin.js';
 import { Reply } from '../../core/plugin/reply.js';
@@ -68,6 +69,18 @@ export const metricsPlugin = definePlugin({
     const ingested = new client.Counter({ name: 'loom_records_published_total', help: 'Records published to the engine (stored by this server, or by another on a shared log).', registers: [registry] });
     const batches = new client.Histogram({ name: 'loom_publish_batch_records', help: 'Records per published batch (a group commit, on a log of its own).', buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024], registers: [registry] });
     new client.Gauge({ name: 'loom_log_head_sequence', help: 'Sequence of the last record published (records held, on a log of its own).', registers: [registry], collect() { this.set(reader.position); } });
+    const store = resolve(scope.container, RecordStore);
+    if (store.countThreads) {
+      const count = store.countThreads.bind(store);
+      new client.Gauge({
+        name: 'loom_threads',
+        help: 'Threads held in the log.',
+        registers: [registry],
+        async collect() {
+          this.set(await count());
+        },
+      });
+    }
     new client.Gauge({
       name: 'loom_watchers_open',
       help: 'Thread-watch (SSE) feeds open.',

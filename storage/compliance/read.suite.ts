@@ -134,6 +134,7 @@ export function readSuite(context: SuiteContext): void {
       const afterSecond = await store.listThreads({ after: expected[1]!.thread });
       expect(afterSecond.items.map((t) => t.thread)).to.deep.equal(expected.slice(2).map((t) => t.thread));
       expect(afterSecond.nextAfter).to.equal(null);
+      if (store.countThreads) expect(await store.countThreads()).to.equal(expected.length);
     });
   });
 

@@ -397,7 +397,8 @@ export abstract class BaseRecordStore implements RecordStore {
   }
 
   /** Waits until the driver holds every record acknowledged so far: reads the tail cannot answer. */
-  private caughtUp(): Promise<void> {
+  /** Resolves once the driver holds everything acknowledged so far (the journal tail applied). */
+  protected caughtUp(): Promise<void> {
     return this.reached(this.head);
   }
 

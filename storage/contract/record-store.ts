@@ -159,6 +159,11 @@ export interface RecordStore {
   changesSince(after: number, limit?: number): Promise<StoredRecord[]>;
   /** Highest sequence stored (0 when empty). */
   watermark(): Promise<number>;
+  /**
+   * How many threads the log holds (for metrics). Optional:
+   * drivers that can count cheaply (an index or a table) implement it.
+   */
+  countThreads?(): Promise<number>;
   /** Threads in id order, after a thread-id cursor. */
   listThreads(page?: { after?: string; limit?: number }): Promise<ThreadSummaryPage>;
   query(query: ParsedQuery, options?: QueryOptions): Promise<QueryResult>;

@@ -284,6 +284,13 @@ export class SqliteRecordStore extends BaseRecordStore {
     return row?.seq ?? 0;
   }
 
+  async countThreads(): Promise<number> {
+    this.assertOpen();
+    await this.caughtUp();
+    const row = await this.db.reader.get<{ n: number }>('SELECT count(*) AS n FROM threads');
+    return row?.n ?? 0;
+  }
+
   protected async _listThreads(after: string, limit: number): Promise<ThreadSummary[]> {
     const rows = await this.db.reader.all<{ thread: string; n: number; first: number; last: number }>(
       'SELECT thread, record_count AS n, first_seq AS first, last_seq AS last FROM threads WHERE thread > ? ORDER BY thread LIMIT ?',

@@ -31,6 +31,8 @@ describe('metrics (HTTP)', () => {
     expect(value(/loom_records_published_total/)).to.be.at.least(3);
     expect(value(/loom_log_head_sequence/)).to.be.at.least(3);
     expect(value(/loom_watchers_open/)).to.equal(0);
+    // The thread written above, plus the instance's own (the credentials thread …), once applied.
+    expect(value(/loom_threads/)).to.be.at.least(1);
     expect(text).to.match(/^process_cpu_user_seconds_total \d/m);
     expect(text).to.match(/^nodejs_eventloop_lag_seconds \d/m);
     expect(text).to.contain('# TYPE loom_publish_batch_records histogram');
