@@ -10,7 +10,9 @@
  * - leadership: exactly one of two `loom serve` processes leads; SIGKILL it
  *   while records that a routing rule dispatches keep arriving: the other
  *   takes over within a bounded time, resumes RECONCILE from the shared
- *   checkpoint, and every record is dispatched exactly once.
+ *   checkpoint, and every record is dispatched exactly once;
+ * - portability: a thread exported from a SQLite server imports into a
+ *   PostgreSQL one and exports back the same records; backup is 501 there.
  */
 import { expect } from 'chai';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -106,6 +108,30 @@ describe('several Loom servers on one PostgreSQL database', function () {
       }
     } finally {
       for (const server of servers) await server.stop();
+    }
+  });
+
+  it('a log moves from SQLite into PostgreSQL through an export file and exports back the same; online backup there is 501', async () => {
+    const url = await freshDatabase(cluster, 'portability');
+    const sqlite = await startServer({ storage: 'sqlite' });
+    const pg = await startServer({ storage: 'postgres', databaseUrl: url });
+    try {
+      const thread = newThread('move');
+      for (let clock = 0; clock < 50; clock++) {
+        expect((await postJson(sqlite.url, '/v1/records', recordInput({ thread, actor: 'did:sync:agent:mover', clock, body: { clock, text: 'quote " and ünïcödé' } }))).status).to.equal(201);
+      }
+      const exported = await get(sqlite.url, `/v1/log/export?thread=${thread}`);
+      expect(exported.status, exported.text).to.equal(200);
+      const imported = await request(pg.url, 'POST', '/v1/log/import', { body: exported.text, headers: { 'content-type': 'application/x-ndjson' } });
+      expect(imported.status, imported.text).to.equal(200);
+      expect(imported.json).to.include({ records_read: 50, records_inserted: 50, records_refused: 0, checksum: 'verified' });
+      const back = await get(pg.url, `/v1/log/export?thread=${thread}`);
+      const records = (text: string) => text.trimEnd().split('\n').slice(1, -1).map((line) => JSON.stringify(JSON.parse(line).record));
+      expect(records(back.text)).to.deep.equal(records(exported.text));
+      expectEnvelope(await request(pg.url, 'POST', '/v1/backup'), 501, 'BACKUP_NOT_SUPPORTED');
+    } finally {
+      await sqlite.stop();
+      await pg.stop();
     }
   });
 
