@@ -1,7 +1,8 @@
 /**
  * `loom backup`/`restore` and `loom export`/`import` against real `loom
  * serve` processes: a backup taken while writers keep writing restores into
- * a server that has every record acknowledged before the backup began; a log
+ * a server that has every record acknowledged before the backup began (and
+ * the data plane's file bytes); a log
  * moves from SQLite to LevelDB and back through export files; a damaged file
  * is refused before anything is imported.
  */
@@ -11,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bearer, bootstrapAdmin, type Credential } from '../helpers/auth.js';
 import { runLoom } from '../helpers/cli-run.js';
+import { readBlob, testBytes, uploadFile } from '../helpers/data-plane.js';
 import { request } from '../helpers/http-server.js';
 import { startLoomProcess, type LoomProcess } from '../helpers/loom-process.js';
 
@@ -83,6 +85,8 @@ describe('loom backup, restore, export and import', function () {
     const anonymous = await loom(['backup', '-o', join(root, 'refused.tar.gz'), '--json'], source.url);
     expect(anonymous.code).to.equal(1);
     expect(JSON.parse(anonymous.stdout)).to.include({ object: 'error', code: 'AUTH_REQUIRED', status: 401 });
+    const file = testBytes(100_000, 3);
+    const uploaded = await uploadFile(source.url, '/kept/report.bin', file, { chunkSize: 8 * 1024 * 1024, headers: bearer(admin) });
     const load = writeLoad(source.url, 8, admin);
     await load.reach(300);
     const began = performance.now();
@@ -114,6 +118,12 @@ describe('loom backup, restore, export and import', function () {
     // The admin's token works on the restored server: the credentials came back with the log.
     for (const id of before) if ((await request(server.url, 'GET', `/v1/records/${id}`, { headers: bearer(admin) })).status !== 200) missing.push(id);
     expect(missing, `${missing.length} of ${before.length} acknowledged records missing after restore`).to.deep.equal([]);
+    // The data plane's file bytes came back with the log: the file reads as it was written.
+    const blob = await readBlob(server.url, `/v1/blobs/${uploaded.json.content_hash}`, bearer(admin));
+    expect(blob.status).to.equal(200);
+    expect(blob.bytes.equals(file)).to.equal(true);
+    const node = await request(server.url, 'GET', '/v1/data/node?path=/kept/report.bin', { headers: bearer(admin) });
+    expect(node.status, node.text).to.equal(200);
     await server.stop();
   });
 
