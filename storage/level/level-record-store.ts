@@ -10,13 +10,13 @@ import { Level } from 'level';
 import { BaseRecordStore, type NormalisedPage } from '../contract/base-record-store.js';
 import { compareForSort, matchesFilter } from '../contract/query/evaluate-filter.js';
 import type { ParsedQuery } from '../contract/query/filter-ast.js';
-import type { QueryResult, StoreBackup, StoreCapabilities, ThreadSummary } from '../contract/record-store.js';
+import type { QueryResult, SerializedRecordPage, StoreBackup, StoreCapabilities, ThreadSummary } from '../contract/record-store.js';
 import type { AcceptedRecord } from '../contract/journal/accepted-record.js';
 import type { StoredRecord } from '../contract/stored-record.js';
 import type { LoomRecord } from '../../core/records/record.js';
 import { encodeCursor, pairPrefix, pairPrefixOfSlotKey, partRange, partSequenceKey, sequenceKey, sequenceOfKey, sequenceOfPartKey, slotKey, SUBLEVELS } from './keys.js';
 import { chooseScan, describePlan, type ScanChoice } from './query-plan.js';
-import { decodeRecordRow, decodeThreadMeta, encodeRecordRow, encodeThreadMeta, type ThreadMeta } from './record-codec.js';
+import { decodeRecordRow, decodeThreadMeta, encodeRecordRow, encodeThreadMeta, recordJsonOfRow, type ThreadMeta } from './record-codec.js';
 import { dataDirectoryInUse } from '../contract/data-directory-in-use.js';
 
 export interface LevelRecordStoreOptions {
@@ -243,6 +243,20 @@ export class LevelRecordStore extends BaseRecordStore {
 
   protected _listByThread(thread: string, page: NormalisedPage): Promise<StoredRecord[]> {
     return this.listByPart(this.opened.sub.threads, thread, page);
+  }
+
+  /** A thread page from the stored rows' text (record-codec.ts recordJsonOfRow): no parse, freeze or re-serialise. */
+  protected override async _listByThreadSerialized(thread: string, after: number, limit: number): Promise<SerializedRecordPage> {
+    if (limit === 0) return { sequences: [], json: '', nextAfter: null };
+    const keys = await this.opened.sub.threads.keys({ ...partRange(thread, after), limit: limit + 1 }).all();
+    const more = keys.length > limit;
+    const sequences = keys.slice(0, limit).map(sequenceOfPartKey);
+    const rows = sequences.length === 0 ? [] : await this.opened.sub.records.getMany(sequences.map(sequenceKey));
+    const texts = rows.map((row, i) => {
+      if (row === undefined) throw new Error(`LevelRecordStore: index refers to missing record ${sequences[i]}`);
+      return recordJsonOfRow(sequences[i]!, row);
+    });
+    return { sequences, json: texts.join(','), nextAfter: more && sequences.length > 0 ? sequences[sequences.length - 1]! : null };
   }
 
   protected _listByActor(actor: string, page: NormalisedPage): Promise<StoredRecord[]> {

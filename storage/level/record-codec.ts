@@ -47,6 +47,21 @@ export function decodeRecordRow(sequence: number, json: string): StoredRecord {
   return { sequence, createdAt: row.created_at, record };
 }
 
+const RECEIPT_SUFFIX = ',"created_at":';
+
+/**
+ * The record's wire JSON cut from the stored row: the row is the record's
+ * fields in makeRecord's order followed by `created_at` and `namespace`, so
+ * the text before the last `,"created_at":` (the row's own key: a quote
+ * inside a string or a nested key comes earlier) plus `}` is exactly
+ * `JSON.stringify(record)`. A row of another shape is decoded and serialised.
+ */
+export function recordJsonOfRow(sequence: number, json: string): string {
+  const cut = json.lastIndexOf(RECEIPT_SUFFIX);
+  if (cut > 0 && json.startsWith('{"id":"')) return `${json.slice(0, cut)}}`;
+  return JSON.stringify(decodeRecordRow(sequence, json).record);
+}
+
 /** Per-thread summary, kept current in the same batch as the records. */
 export type ThreadMeta = Omit<ThreadSummary, 'thread'>;
 
