@@ -6,6 +6,7 @@
  * storage/compliance proves a driver honours all of it.
  */
 import { token } from '../../core/di/token.js';
+import type { TornTail } from './journal/ingest-journal.js';
 import type { FilterNode, ParsedQuery } from './query/filter-ast.js';
 import type { AppendOutcome, PreparedRecord, StoredRecord } from './stored-record.js';
 
@@ -125,7 +126,7 @@ export interface StoreRecovery {
   /** Journal segments found at open. */
   readonly journalSegments: number;
   /** A torn last frame cut off the newest segment: the crash interrupted its write, so it was never acknowledged. */
-  readonly tornTail: { readonly segment: string; readonly atByte: number; readonly droppedBytes: number; readonly reason: string } | null;
+  readonly tornTail: TornTail | null;
   /** The driver's watermark before the replay. */
   readonly driverWatermark: number;
   readonly durationMs: number;
@@ -150,7 +151,7 @@ export interface RecordStore {
   listByThread(thread: string, page?: PageRequest): Promise<RecordPage>;
   listByActor(actor: string, page?: PageRequest): Promise<RecordPage>;
   /**
-   * `listByThread`, each record as its wire JSON (SerializedRecord): drivers
+   * `listByThread` as wire JSON (SerializedRecordPage): drivers
    * that keep a record's text build it from what they stored. Optional; a
    * reader without it serialises `listByThread`'s records.
    */

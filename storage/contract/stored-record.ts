@@ -40,21 +40,6 @@ export function clockSlotKey(record: Pick<LoomRecord, 'actor' | 'thread' | 'cloc
   return `${record.actor}\u0000${record.thread}\u0000${record.clock}`;
 }
 
-/**
- * A stored record as its wire JSON (the text `JSON.stringify(record)` gives),
- * for read paths that send records as they are: a page is the records'
- * texts joined, with no parse, freeze and re-serialise per request.
- */
-export interface SerializedRecord {
-  readonly sequence: number;
-  readonly json: string;
-}
-
-/** The wire JSON of a record object (the fallback for drivers without stored text). */
-export function serializeStored(stored: StoredRecord): SerializedRecord {
-  return { sequence: stored.sequence, json: JSON.stringify(stored.record) };
-}
-
 /** A page of record objects as a serialized page (record-store.ts SerializedRecordPage). */
 export function serializePage(items: readonly StoredRecord[], nextAfter: number | null): { sequences: number[]; json: string; nextAfter: number | null } {
   return { sequences: items.map((stored) => stored.sequence), json: items.map((stored) => JSON.stringify(stored.record)).join(','), nextAfter };
