@@ -60,8 +60,9 @@ describe('sdk verifyFold: offline-verifiable folds against a live server', funct
     await write(A, CAROL, 'DO', { cancels: verdict, reason: 'misread' });
     await write(A, BOB, 'DO', { tool: 'editor', dispatch_handled: true });
     const other = await write(B, CAROL, 'INTEND', { task: true, goal: 'Hidden work', namespace: 'acme' });
-    await write(B, CAROL, 'DO', { cancels: other });
-    for (let i = 0; i < 5; i++) await write(B, BOB, 'KNOW', { observation: `note ${i}` });
+    // A thread holds records of one namespace: the rest of thread B is in acme too.
+    await write(B, CAROL, 'DO', { cancels: other, namespace: 'acme' });
+    for (let i = 0; i < 5; i++) await write(B, BOB, 'KNOW', { observation: `note ${i}`, namespace: 'acme' });
     const grained = await createAccount(server.url, admin, 'thread reader', [`thread:${A}:read`]);
     reader = createLoomClient({ baseUrl: server.url, token: grained.token });
   });

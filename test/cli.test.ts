@@ -154,7 +154,9 @@ describe('loom CLI', function () {
   });
 
   it('declares a namespace so records in it are accepted', async () => {
-    const refused = await cli(['emit', '--thread', TH, '--body', '{"namespace":"clitest"}']);
+    // A thread of its own: a thread holds records of one namespace, and TH is in default.
+    const TH_CLITEST = 'th_' + 'c'.repeat(64);
+    const refused = await cli(['emit', '--thread', TH_CLITEST, '--body', '{"namespace":"clitest"}']);
     expect(refused.stderr).to.contain('NAMESPACE_REJECTED').and.to.contain('loom namespace create clitest');
     const created = await cli(['namespace', 'create', 'clitest']);
     expect(created.code, created.stderr).to.equal(0);
@@ -163,7 +165,7 @@ describe('loom CLI', function () {
     const again = await cli(['namespace', 'create', 'clitest', '--json']);
     expect(again.code, again.stderr).to.equal(0);
     expect(JSON.parse(again.stdout)).to.deep.equal({ namespace: 'clitest', state: 'active', changed: false });
-    expect((await cli(['emit', '--thread', TH, '--body', '{"namespace":"clitest"}'])).code).to.equal(0);
+    expect((await cli(['emit', '--thread', TH_CLITEST, '--body', '{"namespace":"clitest"}'])).code).to.equal(0);
   });
 
   it('bootstrap is closed once the namespace has an account, and the saved token stays', async () => {

@@ -8,7 +8,7 @@
  * answered once its record is durable.
  */
 import type { IngestContext, IngestGate } from '../access/ingest-gate.js';
-import { SYSTEM } from '../access/caller.js';
+import { SYSTEM, type Caller } from '../access/caller.js';
 import { LoomError } from '../errors/loom-error.js';
 import { CanonicalJsonError } from '../records/canonical-json.js';
 import { canonicalRecordContent, type CanonicalRecordContent } from '../records/record-id.js';
@@ -20,6 +20,7 @@ import type { RecordStore } from '../../storage/contract/record-store.js';
 import { namespaceOf, type AppendOutcome, type PreparedRecord, type StoredRecord } from '../../storage/contract/stored-record.js';
 import { token } from '../di/token.js';
 import type { RecordBus } from './broadcast.js';
+import { ThreadNamespaces } from './thread-namespaces.js';
 
 export interface IngestResult {
   readonly stored: StoredRecord;
@@ -36,6 +37,13 @@ export interface IngestDeps {
   readonly namespaces: () => NamespaceRegistry;
   readonly sha256Hex: Sha256Hex;
   readonly now?: () => number;
+  /**
+   * Whether `caller` may read `stored` (the read policies). A DUPLICATE_CLOCK
+   * refusal names the record holding the slot only to a caller who may read
+   * it; to anyone else the id would say that a hidden record exists. Absent:
+   * the holder is named to system writes only.
+   */
+  readonly mayRead?: (caller: Caller, stored: StoredRecord) => boolean;
   /** Told when a gate throws something other than a LoomError (the record is refused with INTERNAL). */
   readonly onGateFailure?: (gate: string, error: unknown) => void;
 }
@@ -43,9 +51,14 @@ export interface IngestDeps {
 export class Ingestor {
   private gates: readonly IngestGate[] = [];
   private readonly now: () => number;
+  private readonly threadNamespaces: ThreadNamespaces;
 
   constructor(private readonly deps: IngestDeps) {
     this.now = deps.now ?? Date.now;
+    this.threadNamespaces = new ThreadNamespaces(async (thread) => {
+      const first = (await deps.store.listByThread(thread, { limit: 1 })).items[0];
+      return first ? namespaceOf(first.record) : undefined;
+    });
   }
 
   /** Sets the ordered gate chain (the plugin host does, once, before start). */
@@ -123,16 +136,31 @@ export class Ingestor {
     }
   }
 
-  /** Everything but storing: core's checks, then the gates. Throws (or rejects with) LoomError. */
+  /** Everything but storing: core's checks, the gates, then the thread's namespace. Throws (or rejects with) LoomError. */
   prepare(context: IngestContext, input: unknown): PreparedRecord | Promise<PreparedRecord> {
     const prepared = this.check(input);
+    // The gates first: a caller who may not write here learns nothing about the thread from the namespace check.
     const gated = this.runGates(prepared, context);
-    return gated ? gated.then(() => prepared) : prepared;
+    if (gated) return gated.then(() => this.inThreadNamespace(prepared, context));
+    return this.inThreadNamespace(prepared, context);
+  }
+
+  private inThreadNamespace(prepared: PreparedRecord, context: IngestContext): PreparedRecord | Promise<PreparedRecord> {
+    const owned = this.threadNamespaces.check(prepared, context);
+    return owned ? owned.then(() => prepared) : prepared;
   }
 
   async ingest(context: IngestContext, input: unknown): Promise<IngestResult> {
     const prepared = await this.prepare(context, input);
-    const result = this.settle(await this.deps.store.append(prepared), prepared);
+    const release = this.threadNamespaces.claim(prepared, context);
+    let result: IngestResult;
+    try {
+      result = this.settle(await this.deps.store.append(prepared), prepared, context.caller);
+      // A replay may restore a thread written before one namespace per thread was the rule: learn nothing from it.
+      if (result.created && context.via !== 'replay') this.threadNamespaces.learn(prepared.record.thread, prepared.namespace);
+    } finally {
+      release();
+    }
     // Synchronously, with no await since the append resolved, so a local log publishes in sequence order.
     if (result.created) await this.deps.bus.committed([result.stored]);
     return result;
@@ -153,24 +181,43 @@ export class Ingestor {
         else throw error;
       }
     }
-    const valid = prepared.filter((p): p is PreparedRecord => !(p instanceof LoomError));
-    const outcomes = await this.deps.store.appendMany(valid);
-    let next = 0;
-    const results = prepared.map((p) => {
-      if (p instanceof LoomError) return p;
+    // Claimed in order and synchronously: a later record of the batch that gives a new thread another namespace is refused.
+    const releases: Array<() => void> = [];
+    for (let i = 0; i < prepared.length; i++) {
+      const p = prepared[i]!;
+      if (p instanceof LoomError) continue;
       try {
-        const input = valid[next]!;
-        return this.settle(outcomes[next++]!, input);
+        releases.push(this.threadNamespaces.claim(p, context));
       } catch (error) {
-        return error as LoomError;
+        if (error instanceof LoomError) prepared[i] = error;
+        else throw error;
       }
-    });
+    }
+    const valid = prepared.filter((p): p is PreparedRecord => !(p instanceof LoomError));
+    let results: Array<IngestResult | LoomError>;
+    try {
+      const outcomes = await this.deps.store.appendMany(valid);
+      let next = 0;
+      results = prepared.map((p) => {
+        if (p instanceof LoomError) return p;
+        try {
+          const input = valid[next]!;
+          const result = this.settle(outcomes[next++]!, input, context.caller);
+          if (result.created && context.via !== 'replay') this.threadNamespaces.learn(input.record.thread, input.namespace);
+          return result;
+        } catch (error) {
+          return error as LoomError;
+        }
+      });
+    } finally {
+      for (const release of releases) release();
+    }
     const created = results.filter((r): r is IngestResult => !(r instanceof LoomError) && r.created).map((r) => r.stored);
     await this.deps.bus.committed(created.sort((a, b) => a.sequence - b.sequence));
     return results;
   }
 
-  private settle(outcome: AppendOutcome, sent: PreparedRecord): IngestResult {
+  private settle(outcome: AppendOutcome, sent: PreparedRecord, caller: Caller): IngestResult {
     switch (outcome.status) {
       case 'inserted':
         return { stored: outcome.stored, created: true };
@@ -183,11 +230,11 @@ export class Ingestor {
         return { stored: outcome.stored, created: false };
       }
       case 'duplicate_clock': {
-        const existing = outcome.existing.record;
-        throw new LoomError(
-          'DUPLICATE_CLOCK',
-          `clock ${existing.clock} of ${existing.actor} on ${existing.thread} is already taken by record ${existing.id}; increment the clock and retry`,
-        );
+        const existing = outcome.existing;
+        const slot = `clock ${existing.record.clock} of ${existing.record.actor} on ${existing.record.thread} is already taken`;
+        const named = this.deps.mayRead ? this.deps.mayRead(caller, existing) : caller.kind === 'system';
+        if (!named) throw new LoomError('DUPLICATE_CLOCK', `${slot}; increment the clock and retry`);
+        throw new LoomError('DUPLICATE_CLOCK', `${slot} by record ${existing.record.id}; increment the clock and retry`, undefined, { existing_id: existing.record.id });
       }
     }
   }

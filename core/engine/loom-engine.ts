@@ -76,6 +76,14 @@ export class LoomEngine {
       namespaces: () => this.folds.globalState<NamespaceRegistry>(namespaceRegistryFold.name),
       sha256Hex: options.sha256Hex ?? nodeSha256Hex,
       now: options.now,
+      // A policy that fails names no holder (fail closed).
+      mayRead: (caller, stored) => {
+        try {
+          return this.reader.admits(caller, stored);
+        } catch {
+          return false;
+        }
+      },
       onGateFailure: (gate, error) => onError(error, `ingest gate ${gate} failed; the record was refused`),
     });
     this.reader = new RecordReader(this.store, this.folds, this.bus);

@@ -10,14 +10,22 @@ export class LoomError extends Error {
   readonly type: string | undefined;
   /** Extra envelope members some codes carry (e.g. `{expected_hash, current_hash}`). */
   readonly details: Readonly<Record<string, unknown>> | undefined;
+  /**
+   * Structured facts for in-process readers (a plugin that handles the
+   * refusal), never sent: the envelope keeps the spec's members, and a fact
+   * may be something only this caller's code may know (e.g. the record
+   * holding a DUPLICATE_CLOCK slot, for federation's quarantine).
+   */
+  readonly facts: Readonly<Record<string, unknown>>;
 
-  constructor(code: ErrorCode, message: string, details?: Record<string, unknown>) {
+  constructor(code: ErrorCode, message: string, details?: Record<string, unknown>, facts?: Record<string, unknown>) {
     super(message);
     this.name = 'LoomError';
     this.code = code;
     this.status = errorStatus(code);
     this.type = errorType(code);
     this.details = details;
+    this.facts = Object.freeze({ ...facts });
   }
 
   toEnvelope(): ErrorEnvelope {

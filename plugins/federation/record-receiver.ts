@@ -45,10 +45,9 @@ export class RecordReceiver {
         } else outcome.deduplicated.push(result.stored.record.id);
         continue;
       }
-      // Core's DUPLICATE_CLOCK message names the record holding the slot (the envelope keeps the spec's members only).
-      const holder = result.code === 'DUPLICATE_CLOCK' ? /taken by record ([0-9a-f]{64})/.exec(result.message) : null;
-      if (holder) {
-        const existing = holder[1]!;
+      // Core names the record holding the slot to callers who may read it; federation writes as the system, which may.
+      const existing = result.code === 'DUPLICATE_CLOCK' ? result.facts['existing_id'] : undefined;
+      if (typeof existing === 'string') {
         outcome.conflicts.push({ id: claimed, existing_id: existing });
         await this.deps.origins.putConflict({ record: records[i]!, existing_id: existing, origin: source?.origin ?? context.caller.principal ?? 'local', pair_id: source?.pair_id ?? null, received_at: receivedAt });
         continue;

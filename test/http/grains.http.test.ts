@@ -21,7 +21,11 @@ for (const storage of ['sqlite', 'level'] as const) {
     let namespaceWriter: Credential;
     const A = newThread('grain-a');
     const B = newThread('grain-b');
-    const MIXED = newThread('grain-mixed');
+    // A thread holds records of one namespace (its first record's), so each namespace has its own threads.
+    const ACME = newThread('grain-acme');
+    const WEB = newThread('grain-acme-web');
+    const OTHER = newThread('grain-other');
+    const DEFAULT = newThread('grain-default');
     const ids: Record<string, string[]> = { a: [], b: [], acme: [], other: [] };
     let adminClock = 0;
 
@@ -45,8 +49,8 @@ for (const storage of ['sqlite', 'level'] as const) {
       }
       ids['a']!.push(await write(A, 0), await write(A, 1));
       ids['b']!.push(await write(B, 2), await write(B, 3), await write(B, 4));
-      ids['acme']!.push(await write(MIXED, 5, { namespace: 'acme' }), await write(MIXED, 6, { namespace: 'acme/web' }));
-      ids['other']!.push(await write(MIXED, 7, { namespace: 'other' }), await write(MIXED, 8));
+      ids['acme']!.push(await write(ACME, 5, { namespace: 'acme' }), await write(WEB, 6, { namespace: 'acme/web' }));
+      ids['other']!.push(await write(OTHER, 7, { namespace: 'other' }), await write(DEFAULT, 8));
       threadReader = await createAccount(url, admin, 'thread reader', [`thread:${A}:read`]);
       namespaceReader = await createAccount(url, admin, 'namespace reader', ['namespace:acme:read']);
       threadWriter = await createAccount(url, admin, 'thread writer', [`thread:${A}:write`, `thread:${A}:read`]);
@@ -69,7 +73,9 @@ for (const storage of ['sqlite', 'level'] as const) {
       expect((await page(`/v1/threads/${B}/records`, threadReader)).data).to.have.length(0);
       expect((await page('/v1/records?actor=did:sync:user:alice', threadReader)).data.map((r: any) => r.id)).to.deep.equal(ids['a']);
       expect((await page('/v1/records?actor=did:sync:user:alice', namespaceReader)).data.map((r: any) => r.id)).to.deep.equal(ids['acme']);
-      expect((await page(`/v1/threads/${MIXED}/records`, namespaceReader)).data.map((r: any) => r.id)).to.deep.equal(ids['acme']);
+      expect((await page(`/v1/threads/${ACME}/records`, namespaceReader)).data.map((r: any) => r.id)).to.deep.equal([ids['acme']![0]]);
+      expect((await page(`/v1/threads/${WEB}/records`, namespaceReader)).data.map((r: any) => r.id)).to.deep.equal([ids['acme']![1]]);
+      expect((await page(`/v1/threads/${OTHER}/records`, namespaceReader)).data).to.deep.equal([]);
       // Paging one at a time still ends and never shows another thread's record.
       let after: string | null = null;
       const seen: string[] = [];
@@ -85,10 +91,14 @@ for (const storage of ['sqlite', 'level'] as const) {
       const threads = (await get(url, '/v1/threads?limit=1000', as(threadReader))).json.data;
       expect(threads.map((t: any) => t.thread)).to.deep.equal([A]);
       const nsThreads = (await get(url, '/v1/threads?limit=1000', as(namespaceReader))).json.data;
-      expect(nsThreads.map((t: any) => [t.thread, t.record_count])).to.deep.equal([[MIXED, 2]]);
+      expect(nsThreads.map((t: any) => [t.thread, t.record_count])).to.have.deep.members([
+        [ACME, 1],
+        [WEB, 1],
+      ]);
       expect((await get(url, `/v1/threads/${A}/state`, as(threadReader))).json.value.record_count).to.equal(2);
       expect((await get(url, `/v1/threads/${B}/state`, as(threadReader))).json.value).to.include({ record_count: 0, status: 'none' });
-      expect((await get(url, `/v1/threads/${MIXED}/state`, as(namespaceReader))).json.value.record_count).to.equal(2);
+      expect((await get(url, `/v1/threads/${ACME}/state`, as(namespaceReader))).json.value.record_count).to.equal(1);
+      expect((await get(url, `/v1/threads/${OTHER}/state`, as(namespaceReader))).json.value).to.include({ record_count: 0, status: 'none' });
       expect((await get(url, `/v1/folds/thread_state/${B}`, as(threadReader))).json.value.record_count).to.equal(0);
       expect((await get(url, `/v1/threads/${B}/participants`, as(threadReader))).json.data).to.deep.equal([]);
       expect((await get(url, `/v1/threads/${A}/participants`, as(threadReader))).json.data.map((p: any) => p.actor)).to.deep.equal(['did:sync:user:alice']);
