@@ -12,6 +12,12 @@ import { newThread, postJson, recordInput, startServer, type StartedServer } fro
 
 const QUERY_BOUND_MS = 100;
 const HEALTH_BOUND_MS = 50;
+/**
+ * Two shared cores: a run can be slow because the machine is busy elsewhere.
+ * A pattern passes if one of a few tries meets both bounds; one that holds the
+ * event loop (seconds, as before the fix) fails every try.
+ */
+const TRIES = 3;
 
 /** Texts on which backtracking engines fail slowly: a near miss after a long run. */
 const SUMMARIES = [
@@ -44,6 +50,19 @@ for (const storage of ['sqlite', 'level', 'postgres'] as Driver[]) {
     });
     after(() => server?.stop());
 
+    /** The first try within both bounds, else the last; the answer must be 200 or 400 INVALID_QUERY each time. */
+    async function probedQuery(filter: unknown): Promise<{ status: number; ms: number; healthMaxMs: number }> {
+      let last = { status: 0, ms: Infinity, healthMaxMs: Infinity };
+      for (let attempt = 0; attempt < TRIES; attempt++) {
+        const { result, healthMaxMs } = await whileProbingHealth(server.url, () => timedQuery(filter));
+        expect([200, 400], result.text).to.include(result.status);
+        if (result.status === 400) expect(JSON.parse(result.text).code).to.equal('INVALID_QUERY');
+        last = { status: result.status, ms: result.ms, healthMaxMs };
+        if (result.ms < QUERY_BOUND_MS && healthMaxMs < HEALTH_BOUND_MS) break;
+      }
+      return last;
+    }
+
     async function timedQuery(filter: unknown): Promise<{ status: number; ms: number; text: string }> {
       const started = performance.now();
       const answer = await postJson(server.url, '/v1/records/query', { filter });
@@ -53,11 +72,9 @@ for (const storage of ['sqlite', 'level', 'postgres'] as Driver[]) {
     for (const pattern of CATASTROPHIC_PATTERNS) {
       for (const options of ['', 'i']) {
         it(`$regex ${JSON.stringify(pattern)}${options ? ` ($options ${options})` : ''}: within ${QUERY_BOUND_MS} ms or 400, /health under ${HEALTH_BOUND_MS} ms`, async () => {
-          const { result, healthMaxMs } = await whileProbingHealth(server.url, () => timedQuery({ 'body.summary': { $regex: pattern, ...(options ? { $options: options } : {}) } }));
-          expect([200, 400], result.text).to.include(result.status);
-          if (result.status === 400) expect(JSON.parse(result.text).code).to.equal('INVALID_QUERY');
+          const result = await probedQuery({ 'body.summary': { $regex: pattern, ...(options ? { $options: options } : {}) } });
           expect(result.ms, 'query time').to.be.below(QUERY_BOUND_MS);
-          expect(healthMaxMs, '/health meanwhile').to.be.below(HEALTH_BOUND_MS);
+          expect(result.healthMaxMs, '/health meanwhile').to.be.below(HEALTH_BOUND_MS);
         });
       }
     }
@@ -65,10 +82,10 @@ for (const storage of ['sqlite', 'level', 'postgres'] as Driver[]) {
     for (const pattern of LIKE_PATTERNS) {
       for (const op of ['$like', '$ilike']) {
         it(`${op} ${JSON.stringify(pattern)}: within ${QUERY_BOUND_MS} ms, /health under ${HEALTH_BOUND_MS} ms`, async () => {
-          const { result, healthMaxMs } = await whileProbingHealth(server.url, () => timedQuery({ 'body.summary': { [op]: pattern } }));
-          expect(result.status, result.text).to.equal(200);
+          const result = await probedQuery({ 'body.summary': { [op]: pattern } });
+          expect(result.status).to.equal(200);
           expect(result.ms, 'query time').to.be.below(QUERY_BOUND_MS);
-          expect(healthMaxMs, '/health meanwhile').to.be.below(HEALTH_BOUND_MS);
+          expect(result.healthMaxMs, '/health meanwhile').to.be.below(HEALTH_BOUND_MS);
         });
       }
     }
