@@ -2,11 +2,13 @@
  * Loom parses request bodies itself rather than letting Hapi do it, so every
  * failure gets the route's own code: wrong content type (415), bytes that are
  * not UTF-8 or text that is not JSON (the route's invalid-input code, 400).
+ * Every JSON text (each NDJSON line) first gets the one linear pass of
+ * scan-json-text.ts: structural limits, duplicate members, inexact numbers.
  */
 import { isUtf8 } from 'node:buffer';
 import { LoomError } from '../errors/loom-error.js';
 import type { ErrorCode } from '../errors/codes.js';
-import { firstDuplicateKey } from './duplicate-keys.js';
+import { DEFAULT_JSON_TEXT_LIMITS, describeFinding, scanJsonText, type JsonTextFinding, type ValueBudget } from './scan-json-text.js';
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 const NDJSON_TYPE = /^application\/(?:x-)?ndjson\s*(?:;|$)/i;
@@ -23,6 +25,9 @@ export function parseJsonBody(raw: unknown, contentType: string | undefined, inv
   let text = bytes.toString('utf8');
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   if (ndjson) return parseNdjson(text, invalidInput);
+  const finding = scanJsonText(text);
+  // Past a structural limit the text is refused unread; an I-JSON finding waits for JSON.parse, so a syntax error is what a malformed body hears.
+  if (finding?.kind === 'limit') throw new LoomError(invalidInput, describeFinding(finding, 'request body'));
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -30,7 +35,7 @@ export function parseJsonBody(raw: unknown, contentType: string | undefined, inv
     const detail = error instanceof RangeError ? 'nesting too deep' : (error as Error).message;
     throw new LoomError(invalidInput, `request body is not valid JSON: ${detail}`);
   }
-  refuseDuplicateKeys(text, invalidInput);
+  if (finding) throw new LoomError(invalidInput, describeFinding(finding, 'request body'));
   return parsed;
 }
 
@@ -38,22 +43,19 @@ export function parseJsonBody(raw: unknown, contentType: string | undefined, inv
 function parseNdjson(text: string, invalidInput: ErrorCode): unknown[] {
   const values: unknown[] = [];
   const lines = text.split('\n');
+  const budget: ValueBudget = { used: 0 };
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!.trim();
     if (line === '') continue;
+    const where = `line ${i + 1} of the NDJSON body`;
+    const finding: JsonTextFinding | null = scanJsonText(line, DEFAULT_JSON_TEXT_LIMITS, budget);
+    if (finding?.kind === 'limit') throw new LoomError(invalidInput, describeFinding(finding, where));
     try {
       values.push(JSON.parse(line));
     } catch (error) {
-      throw new LoomError(invalidInput, `line ${i + 1} of the NDJSON body is not valid JSON: ${(error as Error).message}`);
+      throw new LoomError(invalidInput, `${where} is not valid JSON: ${(error as Error).message}`);
     }
-    const duplicate = firstDuplicateKey(line);
-    if (duplicate !== null) throw new LoomError(invalidInput, `line ${i + 1} of the NDJSON body names ${JSON.stringify(duplicate)} twice in one object; send each member once (I-JSON, RFC 7493)`);
+    if (finding) throw new LoomError(invalidInput, describeFinding(finding, where));
   }
   return values;
-}
-
-/** Refuses a JSON text that names a member twice in one object (I-JSON, RFC 7493): parsers disagree on which value wins. */
-export function refuseDuplicateKeys(text: string, code: ErrorCode = 'INVALID_SHAPE'): void {
-  const duplicate = firstDuplicateKey(text);
-  if (duplicate !== null) throw new LoomError(code, `request body names ${JSON.stringify(duplicate)} twice in one object; send each member once (I-JSON, RFC 7493)`);
 }
