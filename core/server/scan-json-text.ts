@@ -27,6 +27,8 @@ export interface JsonTextLimits {
   readonly maxMembers: number;
   /** Values (objects, arrays, strings, numbers, literals) in the whole request, NDJSON lines together. */
   readonly maxValues: number;
+  /** Items in a top-level array (a batch route's `maxItems`), when the route declares one. */
+  readonly maxItems?: number;
 }
 
 export const DEFAULT_JSON_TEXT_LIMITS: JsonTextLimits = { maxDepth: 128, maxMembers: 10_000, maxValues: 1_000_000 };
@@ -155,7 +157,7 @@ export function scanJsonText(text: string, limits: JsonTextLimits = DEFAULT_JSON
       const top = stack[stack.length - 1];
       if (top) {
         if (top.keys) expectKey = true;
-        else top.index++;
+        else if (++top.index >= (limits.maxItems ?? Infinity) && stack.length === 1) return { kind: 'limit', path: '', message: `holds more than ${limits.maxItems} items; at most ${limits.maxItems} per request` };
       }
     } else if ((c >= 0x30 && c <= 0x39) || c === 0x2d) {
       const start = i;
