@@ -103,7 +103,10 @@ function toHapiRoute(decl: AnyRouteDecl, container: DependencyContainer, options
         }
         let body: unknown;
         if (hasBody) {
-          body = parseJsonBody(await readBody(decodedBody(request.payload as Readable, headers['content-encoding']), maxBodyBytes), headers['content-type'], invalidInput, { ndjson: decl.ndjson === true });
+          // A declared array bound (a batch's maxItems) is enforced while the text is scanned, before it is parsed.
+          const maxItems = (decl.request?.body as { maxItems?: unknown } | undefined)?.maxItems;
+          const bodyOptions = { ndjson: decl.ndjson === true, ...(typeof maxItems === 'number' ? { maxItems } : {}) };
+          body = parseJsonBody(await readBody(decodedBody(request.payload as Readable, headers['content-encoding']), maxBodyBytes), headers['content-type'], invalidInput, bodyOptions);
           if (!decl.request?.body && body !== undefined) throw new LoomError(invalidInput, `${decl.method} ${decl.path} takes no request body`);
         }
         const input = {

@@ -2,16 +2,18 @@
  * Loom parses request bodies itself rather than letting Hapi do it, so every
  * failure gets the route's own code: wrong content type (415), bytes that are
  * not UTF-8 or text that is not JSON (the route's invalid-input code, 400).
+ * Every JSON text (each NDJSON line) first gets the one linear pass of
+ * scan-json-text.ts: structural limits, duplicate members, inexact numbers.
  */
 import { isUtf8 } from 'node:buffer';
 import { LoomError } from '../errors/loom-error.js';
 import type { ErrorCode } from '../errors/codes.js';
-import { firstDuplicateKey } from './duplicate-keys.js';
+import { DEFAULT_JSON_TEXT_LIMITS, describeFinding, scanJsonText, type JsonTextFinding, type JsonTextLimits, type ValueBudget } from './scan-json-text.js';
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 const NDJSON_TYPE = /^application\/(?:x-)?ndjson\s*(?:;|$)/i;
 
-export function parseJsonBody(raw: unknown, contentType: string | undefined, invalidInput: ErrorCode, options: { ndjson?: boolean } = {}): unknown {
+export function parseJsonBody(raw: unknown, contentType: string | undefined, invalidInput: ErrorCode, options: { ndjson?: boolean; maxItems?: number } = {}): unknown {
   const bytes = Buffer.isBuffer(raw) ? raw : raw === undefined || raw === null ? Buffer.alloc(0) : Buffer.from(String(raw));
   if (bytes.length === 0) return undefined;
   const ndjson = options.ndjson === true && contentType !== undefined && NDJSON_TYPE.test(contentType);
@@ -22,7 +24,11 @@ export function parseJsonBody(raw: unknown, contentType: string | undefined, inv
   if (!isUtf8(bytes)) throw new LoomError(invalidInput, 'request body is not valid UTF-8');
   let text = bytes.toString('utf8');
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-  if (ndjson) return parseNdjson(text, invalidInput);
+  const limits = options.maxItems === undefined ? DEFAULT_JSON_TEXT_LIMITS : { ...DEFAULT_JSON_TEXT_LIMITS, maxItems: options.maxItems };
+  if (ndjson) return parseNdjson(text, invalidInput, limits);
+  const finding = scanJsonText(text, limits);
+  // Past a structural limit the text is refused unread; an I-JSON finding waits for JSON.parse, so a syntax error is what a malformed body hears.
+  if (finding?.kind === 'limit') throw new LoomError(invalidInput, describeFinding(finding, 'request body'));
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -30,30 +36,28 @@ export function parseJsonBody(raw: unknown, contentType: string | undefined, inv
     const detail = error instanceof RangeError ? 'nesting too deep' : (error as Error).message;
     throw new LoomError(invalidInput, `request body is not valid JSON: ${detail}`);
   }
-  refuseDuplicateKeys(text, invalidInput);
+  if (finding) throw new LoomError(invalidInput, describeFinding(finding, 'request body'));
   return parsed;
 }
 
 /** One JSON value per line (blank lines ignored); a line that is not JSON is refused by its number. */
-function parseNdjson(text: string, invalidInput: ErrorCode): unknown[] {
+function parseNdjson(text: string, invalidInput: ErrorCode, limits: JsonTextLimits): unknown[] {
   const values: unknown[] = [];
   const lines = text.split('\n');
+  const budget: ValueBudget = { used: 0 };
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!.trim();
     if (line === '') continue;
+    const where = `line ${i + 1} of the NDJSON body`;
+    if (limits.maxItems !== undefined && values.length >= limits.maxItems) throw new LoomError(invalidInput, `the NDJSON body holds more than ${limits.maxItems} items; at most ${limits.maxItems} per request`);
+    const finding: JsonTextFinding | null = scanJsonText(line, limits, budget);
+    if (finding?.kind === 'limit') throw new LoomError(invalidInput, describeFinding(finding, where));
     try {
       values.push(JSON.parse(line));
     } catch (error) {
-      throw new LoomError(invalidInput, `line ${i + 1} of the NDJSON body is not valid JSON: ${(error as Error).message}`);
+      throw new LoomError(invalidInput, `${where} is not valid JSON: ${(error as Error).message}`);
     }
-    const duplicate = firstDuplicateKey(line);
-    if (duplicate !== null) throw new LoomError(invalidInput, `line ${i + 1} of the NDJSON body names ${JSON.stringify(duplicate)} twice in one object; send each member once (I-JSON, RFC 7493)`);
+    if (finding) throw new LoomError(invalidInput, describeFinding(finding, where));
   }
   return values;
-}
-
-/** Refuses a JSON text that names a member twice in one object (I-JSON, RFC 7493): parsers disagree on which value wins. */
-export function refuseDuplicateKeys(text: string, code: ErrorCode = 'INVALID_SHAPE'): void {
-  const duplicate = firstDuplicateKey(text);
-  if (duplicate !== null) throw new LoomError(code, `request body names ${JSON.stringify(duplicate)} twice in one object; send each member once (I-JSON, RFC 7493)`);
 }

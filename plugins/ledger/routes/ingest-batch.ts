@@ -32,7 +32,7 @@ export const ingestBatch = defineRoute({
     'Accepted records are stored together (one group commit) and durable when the answer comes. The answer is 200 whatever the per-record outcomes; `refused` counts the failures.',
   tags: ['ledger'],
   auth: { scope: 'records:write' },
-  request: { body: Type.Array(RecordInputSchema, { description: 'The records, in order.' }) },
+  request: { body: Type.Array(RecordInputSchema, { description: 'The records, in order.', maxItems: BATCH_MAX_RECORDS }) },
   bodyValidation: 'handler',
   ndjson: true,
   maxBodyBytes: BATCH_MAX_BYTES,

@@ -15,7 +15,8 @@ import type { StoredRecord } from '../stored-record.js';
 import { namespaceOf } from '../stored-record.js';
 import { compareStrings, sortKeyOf, compareSortKeys } from './compare-values.js';
 import type { FieldRef, FilterNode, Scalar, SortSpec } from './filter-ast.js';
-import { foldAsciiCase, likeToRegExp } from './like-pattern.js';
+import { foldAsciiCase, likeMatcher } from './like-pattern.js';
+import { compileLinearRegex, type LinearRegex } from './linear-regex.js';
 
 const MISSING = Symbol('missing');
 type Resolved = unknown | typeof MISSING;
@@ -61,13 +62,13 @@ function compareSameType(value: Resolved, operand: Scalar): number | null {
   return null;
 }
 
-/** Compiled regular expressions are cached per node: filters are immutable. */
-const regexCache = new WeakMap<FilterNode, RegExp>();
+/** Compiled matchers are cached per node: filters are immutable. Both run in linear time (linear-regex.ts). */
+const regexCache = new WeakMap<FilterNode, LinearRegex>();
 
-function regexFor(node: FilterNode & { op: 'like' | 'regex' }): RegExp {
+function regexFor(node: FilterNode & { op: 'like' | 'regex' }): LinearRegex {
   let re = regexCache.get(node);
   if (!re) {
-    re = node.op === 'like' ? likeToRegExp(node.caseInsensitive ? foldAsciiCase(node.pattern) : node.pattern) : new RegExp(node.source, node.flags);
+    re = node.op === 'like' ? likeMatcher(node.caseInsensitive ? foldAsciiCase(node.pattern) : node.pattern) : compileLinearRegex(node.source, node.flags);
     regexCache.set(node, re);
   }
   return re;
@@ -110,9 +111,7 @@ export function matchesFilter(stored: StoredRecord, node: FilterNode): boolean {
     case 'regex': {
       const value = resolveField(stored, node.field);
       if (typeof value !== 'string') return false;
-      const re = regexFor(node);
-      re.lastIndex = 0;
-      return re.test(value);
+      return regexFor(node).test(value);
     }
     case 'exists': {
       const value = resolveField(stored, node.field);

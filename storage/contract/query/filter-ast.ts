@@ -30,7 +30,7 @@ export type FilterNode =
   | { readonly op: 'in'; readonly field: FieldRef; readonly values: readonly Scalar[] }
   /** SQL LIKE: `%` any run, `_` one character, `\` escapes; `$ilike` folds ASCII case only. */
   | { readonly op: 'like'; readonly field: FieldRef; readonly pattern: string; readonly caseInsensitive: boolean }
-  /** ECMAScript regular expression with the `u` flag. */
+  /** ECMAScript regular expression with the `u` flag, run in linear time (linear-regex.ts: no backreferences or lookaround). */
   | { readonly op: 'regex'; readonly field: FieldRef; readonly source: string; readonly flags: string }
   /** The path is present (JSON null counts as present in bodies; for judged_by, present means non-null). */
   | { readonly op: 'exists'; readonly field: FieldRef; readonly exists: boolean };

@@ -34,7 +34,9 @@ describe('parseRecordQuery', () => {
     ['$in not an array', { filter: { act: { $in: 'DO' } } }],
     ['ordered null', { filter: { 'body.a': { $gt: null } } }],
     ['invalid regex', { filter: { 'body.a': { $regex: '(' } } }],
-    ['catastrophic regex', { filter: { 'body.a': { $regex: '^(a+)+$' } } }],
+    ['regex backreference', { filter: { 'body.a': { $regex: '^(a+)\\1$' } } }],
+    ['regex lookahead', { filter: { 'body.a': { $regex: 'a(?=b)' } } }],
+    ['regex repeat beyond 1000', { filter: { 'body.a': { $regex: 'a{1001}' } } }],
     ['bad regex options', { filter: { 'body.a': { $regex: 'a', $options: 'g' } } }],
     ['$options alone', { filter: { 'body.a': { $options: 'i' } } }],
     ['empty $or', { filter: { $or: [] } }],
@@ -49,6 +51,15 @@ describe('parseRecordQuery', () => {
   ] as const) {
     it(`refuses ${name} with INVALID_QUERY`, () => expect(refusal(raw).code).to.equal('INVALID_QUERY'));
   }
+
+  it('names the field and the reason when a regex cannot run in linear time', () => {
+    const error = refusal({ filter: { 'body.summary': { $regex: '(a)\\1' } } });
+    expect(error.message).to.contain('filter.body.summary.$regex').and.to.contain('backreference');
+  });
+
+  it('accepts nested quantifiers and overlapping alternatives: they run in linear time', () => {
+    parseRecordQuery({ filter: { 'body.a': { $regex: '^(a+)+$' }, 'body.b': { $regex: '^deployed (\\w|\\w)*$' } } });
+  });
 
   it('accepts safe regular expressions and every documented operator', () => {
     parseRecordQuery({
