@@ -15,6 +15,8 @@ export const SERVE_USAGE = `loom serve [--port 9100] [--host 127.0.0.1] [--stora
            [--insecure-localhost] [--log-level debug|info|warn|error] [--durability full|normal]
            [--federation [--federation-domain example.com] [--no-strict]]
            [--rate-limit <requests/s per client>] [--max-watchers N]
+           [--headers-timeout-ms 15000] [--request-timeout-ms 30000] [--keep-alive-timeout-ms 5000]
+           [--max-connections-per-client 256]
 
   --storage postgres   keep the log in PostgreSQL (--database-url); several servers, each with its own
                        --data-dir (plugin state, fold checkpoints, identity), may serve one database
@@ -26,9 +28,17 @@ export const SERVE_USAGE = `loom serve [--port 9100] [--host 127.0.0.1] [--stora
   --rate-limit N       at most N requests per second per credential (else per address), bursts of 2N;
                        over it 429 RATE_LIMITED. Off by default: set it before binding a public address
   --max-watchers N     thread-watch feeds (SSE) open at once, default 1000; past it 503
+  --headers-timeout-ms N     time to receive a request's line and headers, default 15000; past it 408
+  --request-timeout-ms N     time a request body may take once its headers are in, default 30000, plus
+                             1 s per 16 KiB received (uploads at a fair rate are never cut); past it 408.
+                             Thread watches, the continuous changes feed and long polls are not cut
+  --keep-alive-timeout-ms N  idle time a kept-alive connection waits for its next request, default 5000
+  --max-connections-per-client N  open connections per remote address, default 256 (0: no cap); past it
+                             429 TOO_MANY_CONNECTIONS. Behind a reverse proxy every client has its address
 
   Environment: LOOM_PORT, LOOM_HOST, LOOM_STORAGE, LOOM_DATA_DIR, LOOM_DATABASE_URL, LOOM_DATABASE_SCHEMA,
-  LOOM_LOG_LEVEL, LOOM_FEDERATION=1, LOOM_FEDERATION_DOMAIN, LOOM_PUBLIC_URL, LOOM_RATE_LIMIT, LOOM_MAX_WATCHERS
+  LOOM_LOG_LEVEL, LOOM_FEDERATION=1, LOOM_FEDERATION_DOMAIN, LOOM_PUBLIC_URL, LOOM_RATE_LIMIT, LOOM_MAX_WATCHERS,
+  LOOM_HEADERS_TIMEOUT_MS, LOOM_REQUEST_TIMEOUT_MS, LOOM_KEEP_ALIVE_TIMEOUT_MS, LOOM_MAX_CONNECTIONS_PER_CLIENT
   (flags win).`;
 
 export async function serveCommand(argv: string[]): Promise<void> {
@@ -49,6 +59,10 @@ export async function serveCommand(argv: string[]): Promise<void> {
       'no-strict': { type: 'boolean', default: false },
       'rate-limit': { type: 'string' },
       'max-watchers': { type: 'string' },
+      'headers-timeout-ms': { type: 'string' },
+      'request-timeout-ms': { type: 'string' },
+      'keep-alive-timeout-ms': { type: 'string' },
+      'max-connections-per-client': { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
     strict: true,
@@ -85,6 +99,16 @@ export async function serveCommand(argv: string[]): Promise<void> {
   };
   const rate = positive('rate-limit', values['rate-limit'] ?? process.env['LOOM_RATE_LIMIT']);
   const maxWatchers = positive('max-watchers', values['max-watchers'] ?? process.env['LOOM_MAX_WATCHERS']);
+  const whole = (name: string, text: string | undefined, minimum: number): number | undefined => {
+    if (text === undefined) return undefined;
+    const value = Number(text);
+    if (!Number.isInteger(value) || value < minimum) throw new CliError(`--${name} must be a whole number of at least ${minimum}, not ${JSON.stringify(text)}`);
+    return value;
+  };
+  const headersTimeoutMs = whole('headers-timeout-ms', values['headers-timeout-ms'] ?? process.env['LOOM_HEADERS_TIMEOUT_MS'], 1);
+  const requestTimeoutMs = whole('request-timeout-ms', values['request-timeout-ms'] ?? process.env['LOOM_REQUEST_TIMEOUT_MS'], 0);
+  const keepAliveTimeoutMs = whole('keep-alive-timeout-ms', values['keep-alive-timeout-ms'] ?? process.env['LOOM_KEEP_ALIVE_TIMEOUT_MS'], 1);
+  const maxConnectionsPerClient = whole('max-connections-per-client', values['max-connections-per-client'] ?? process.env['LOOM_MAX_CONNECTIONS_PER_CLIENT'], 0);
   const bootstrapSecret = process.env['LOOM_BOOTSTRAP_TOKEN'];
   const loom = await createReferenceLoom({
     storage,
@@ -97,6 +121,10 @@ export async function serveCommand(argv: string[]): Promise<void> {
     durability,
     ...(rate !== undefined ? { rateLimit: { perSecond: rate, burst: rate * 2 } } : {}),
     ...(maxWatchers !== undefined ? { ledger: { maxWatchers } } : {}),
+    ...(headersTimeoutMs !== undefined ? { headersTimeoutMs } : {}),
+    ...(requestTimeoutMs !== undefined ? { requestTimeoutMs } : {}),
+    ...(keepAliveTimeoutMs !== undefined ? { keepAliveTimeoutMs } : {}),
+    ...(maxConnectionsPerClient !== undefined ? { maxConnectionsPerClient } : {}),
     auth: bootstrapSecret ? { bootstrapSecret } : {},
     // Heartbeats report where peers reach this instance: LOOM_PUBLIC_URL behind a proxy, else the bound address.
     fleet: { endpoint: process.env['LOOM_PUBLIC_URL'] ?? (port === 0 ? null : `http://${host}:${port}`) },

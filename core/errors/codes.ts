@@ -73,6 +73,12 @@ export const ERROR_CATALOGUE = {
   PAYLOAD_TOO_LARGE: { status: 413 },
   UNSUPPORTED_MEDIA_TYPE: { status: 415 },
   SERVICE_UNAVAILABLE: { status: 503 },
+  // Refusals of the connection layer, before or outside any route (core/server/client-error.ts, connection-guard.ts).
+  MALFORMED_REQUEST: { status: 400 },
+  REQUEST_TIMEOUT: { status: 408 },
+  URI_TOO_LONG: { status: 414 },
+  HEADERS_TOO_LARGE: { status: 431 },
+  TOO_MANY_CONNECTIONS: { status: 429 },
   // A mint or rotation for a revoked service account (spec §3: future mints are blocked).
   SERVICE_ACCOUNT_REVOKED: { status: 409 },
   // Membership invites (prior art; docs/decisions.md): an unknown or wrong invite token, then why a known one no longer works.

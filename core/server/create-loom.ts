@@ -27,6 +27,7 @@ import { registerPlugins } from '../plugin/plugin-host.js';
 import { RouteCatalog, RouteCatalogToken } from '../plugin/route-catalog.js';
 import { RecordStore } from '../../storage/contract/record-store.js';
 import { createServer } from './create-server.js';
+import { DEFAULT_CONNECTION_LIMITS } from './connection-limits.js';
 import { API_VERSION, ServerInfo, SPEC_VERSION } from './server-info.js';
 import type { RequestObserver } from '../plugin/request-observer.js';
 import { LOOM_VERSION } from './version.js';
@@ -46,6 +47,21 @@ export interface LoomOptions {
   readonly port?: number;
   /** Largest request body in bytes. @default 1048576 */
   readonly maxBodyBytes?: number;
+  /** Time to receive a request's line and headers, in ms; past it 408 REQUEST_TIMEOUT. @default 15000 */
+  readonly headersTimeoutMs?: number;
+  /**
+   * Time a request body may take once its headers are in, in ms, plus one
+   * second per `minBodyBytesPerSecond` bytes received; past it 408
+   * REQUEST_TIMEOUT and the connection closes. Never applies to answers held
+   * open (watches, feeds, long polls). 0 for none. @default 30000
+   */
+  readonly requestTimeoutMs?: number;
+  /** @default 16384 */
+  readonly minBodyBytesPerSecond?: number;
+  /** Idle time a kept-alive connection waits for its next request, in ms. @default 5000 */
+  readonly keepAliveTimeoutMs?: number;
+  /** Connections one remote address may hold open; past it 429 TOO_MANY_CONNECTIONS. 0 for no cap. @default 256 */
+  readonly maxConnectionsPerClient?: number;
   /**
    * A per-client request limit (token bucket keyed by credential, else by
    * address; /health* exempt): over it, 429 RATE_LIMITED. @default none
@@ -160,6 +176,13 @@ export async function createLoom(options: LoomOptions): Promise<Loom> {
     rateLimit: options.rateLimit ?? null,
     checkResponses: options.checkResponses ?? process.env['LOOM_CHECK_RESPONSES'] === '1',
     observers,
+    connections: {
+      headersTimeoutMs: options.headersTimeoutMs ?? DEFAULT_CONNECTION_LIMITS.headersTimeoutMs,
+      requestTimeoutMs: options.requestTimeoutMs ?? DEFAULT_CONNECTION_LIMITS.requestTimeoutMs,
+      minBodyBytesPerSecond: options.minBodyBytesPerSecond ?? DEFAULT_CONNECTION_LIMITS.minBodyBytesPerSecond,
+      keepAliveTimeoutMs: options.keepAliveTimeoutMs ?? DEFAULT_CONNECTION_LIMITS.keepAliveTimeoutMs,
+      maxConnectionsPerClient: options.maxConnectionsPerClient ?? DEFAULT_CONNECTION_LIMITS.maxConnectionsPerClient,
+    },
     log,
     auth: () => authorizeOptions,
     cors: () => cors,

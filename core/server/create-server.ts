@@ -10,7 +10,11 @@ import type { RequestEvent, RequestObserver } from '../plugin/request-observer.j
 import type { Logger } from '../plugin/logger.js';
 import type { RouteCatalog } from '../plugin/route-catalog.js';
 import type { AuthorizeOptions } from './authorize.js';
+import { installClientErrorHandler } from './client-error.js';
+import { installConnectionCap } from './connection-cap.js';
+import { createListener, DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from './connection-limits.js';
 import { installCors } from './cors.js';
+import { installRequestDeadline } from './request-deadline.js';
 import { installErrorEnvelope } from './error-envelope.js';
 import { installResponseCheck } from './response-contract.js';
 import { mountRoutes } from './mount-routes.js';
@@ -27,17 +31,23 @@ export interface ServerOptions {
   readonly checkResponses?: boolean;
   /** Told of every answered request, after it was sent. */
   readonly observers?: readonly RequestObserver[];
+  /** Deadlines and the per-address connection cap (core/server/connection-limits.ts). @default DEFAULT_CONNECTION_LIMITS */
+  readonly connections?: ConnectionLimits;
 }
 
 /** A client's request id worth keeping: a short token of safe characters (anything else is replaced). */
 const REQUEST_ID = /^[A-Za-z0-9._:/+=-]{1,128}$/;
 
 export function createServer(catalog: RouteCatalog, containers: ReadonlyMap<string, DependencyContainer>, options: ServerOptions): Hapi.Server {
+  const limits = options.connections ?? DEFAULT_CONNECTION_LIMITS;
+  const listener = createListener(limits);
   const server = Hapi.server({
+    listener,
     host: options.host,
     port: options.port,
     router: { stripTrailingSlash: true },
     routes: {
+      // No response or idle-socket timeout: watches and long polls stay open on purpose; deadlines apply to what clients send (connection-limits.ts).
       timeout: { server: false, socket: false },
       // Byte-stream routes answer ranges themselves (core/plugin/byte-stream-reply.ts); Hapi must not clip JSON answers.
       response: { ranges: false },
@@ -47,6 +57,10 @@ export function createServer(catalog: RouteCatalog, containers: ReadonlyMap<stri
     // Hapi's own debug output would print stacks to stderr; Loom logs instead.
     debug: false,
   });
+  // Hapi installed its own handler on the listener (a bare 400); the envelope's replaces it.
+  installClientErrorHandler(listener, options.log);
+  installConnectionCap(listener, server, limits.maxConnectionsPerClient);
+  installRequestDeadline(server, { timeoutMs: limits.requestTimeoutMs, minBytesPerSecond: limits.minBodyBytesPerSecond });
   installErrorEnvelope(server, options.log);
   installCors(server, options.cors);
   // After the envelope, so refusals are checked as they are sent.

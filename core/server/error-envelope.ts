@@ -31,10 +31,16 @@ function codeForStatus(status: number, request: Request): ErrorCode {
       return 'NOT_FOUND';
     case 405:
       return 'METHOD_NOT_ALLOWED';
+    case 408:
+      return 'REQUEST_TIMEOUT';
     case 413:
       return 'PAYLOAD_TOO_LARGE';
+    case 414:
+      return 'URI_TOO_LONG';
     case 415:
       return 'UNSUPPORTED_MEDIA_TYPE';
+    case 431:
+      return 'HEADERS_TOO_LARGE';
     case 429:
       return 'RATE_LIMITED';
     case 503:

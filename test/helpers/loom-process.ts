@@ -31,13 +31,15 @@ export interface LoomProcessOptions {
   readonly dataDir?: string;
   readonly args?: readonly string[];
   readonly env?: Readonly<Record<string, string>>;
+  /** Options for node itself, before the script (e.g. `--expose-gc`). */
+  readonly nodeArgs?: readonly string[];
 }
 
 export async function startLoomProcess(options: LoomProcessOptions = {}): Promise<LoomProcess> {
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'loom-proc-')));
   const child = spawn(
     process.execPath,
-    [LOOM, 'serve', '--port', '0', '--data-dir', dataDir, '--storage', options.storage ?? 'sqlite', '--log-level', 'warn', ...(options.args ?? [])],
+    [...(options.nodeArgs ?? []), LOOM, 'serve', '--port', '0', '--data-dir', dataDir, '--storage', options.storage ?? 'sqlite', '--log-level', 'warn', ...(options.args ?? [])],
     { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...options.env } },
   );
   let err = '';
