@@ -270,6 +270,7 @@ export class PairRunner {
     const controller = new AbortController();
     this.inflight = controller;
     let timedOut = false;
+    let failure: unknown = null;
     let idle: NodeJS.Timeout | null = null;
     // A connection silent for far longer than the peer's heartbeat is dead even if TCP has not noticed.
     const watchdog = () => {
@@ -293,7 +294,6 @@ export class PairRunner {
         throw this.httpError(answer.status, body, 'GET /v1/sync/changes?feed=continuous');
       }
       let chain: Promise<void> = Promise.resolve();
-      let failure: unknown = null;
       const parser = createParser({
         onEvent: (event) => {
           if (event.event !== 'changes' && event.event !== 'heartbeat') return;
@@ -322,7 +322,8 @@ export class PairRunner {
       if (failure) throw failure;
     } catch (error) {
       if (this.stopped || this.settings.paused) return;
-      throw pairErrorOf(error, timedOut);
+      // A page that failed aborts the connection, and the read then rejects with the abort: report the page's failure, not the abort.
+      throw pairErrorOf(failure ?? error, timedOut && !failure);
     } finally {
       if (idle) clearTimeout(idle);
       if (this.inflight === controller) this.inflight = null;
