@@ -24,6 +24,18 @@ export interface ReceiveOutcome {
   readonly acceptedIndexes: number[];
 }
 
+/**
+ * The id of the record holding a DUPLICATE_CLOCK slot. Core puts it in
+ * `details.existing_id` for callers that may read that record (this receiver
+ * writes as SYSTEM, so it always may); older cores named it only in the
+ * message, hence the fallback.
+ */
+function slotHolder(error: LoomError): string | null {
+  const detail = error.details?.['existing_id'];
+  if (typeof detail === 'string' && /^[0-9a-f]{64}$/.test(detail)) return detail;
+  return /taken by record ([0-9a-f]{64})/.exec(error.message)?.[1] ?? null;
+}
+
 export class RecordReceiver {
   constructor(private readonly deps: { ingestor: Ingestor; origins: OriginStore; now: () => number }) {}
 
@@ -45,10 +57,8 @@ export class RecordReceiver {
         } else outcome.deduplicated.push(result.stored.record.id);
         continue;
       }
-      // Core's DUPLICATE_CLOCK message names the record holding the slot (the envelope keeps the spec's members only).
-      const holder = result.code === 'DUPLICATE_CLOCK' ? /taken by record ([0-9a-f]{64})/.exec(result.message) : null;
-      if (holder) {
-        const existing = holder[1]!;
+      const existing = result.code === 'DUPLICATE_CLOCK' ? slotHolder(result) : null;
+      if (existing) {
         outcome.conflicts.push({ id: claimed, existing_id: existing });
         await this.deps.origins.putConflict({ record: records[i]!, existing_id: existing, origin: source?.origin ?? context.caller.principal ?? 'local', pair_id: source?.pair_id ?? null, received_at: receivedAt });
         continue;
