@@ -153,6 +153,36 @@ export class Ingestor {
         else throw error;
       }
     }
+    return this.storePrepared(prepared);
+  }
+
+  /**
+   * Ingests the longest prefix of `inputs` that core's checks and the gates
+   * admit, as if one by one: preparing stops at the first refusal, and only
+   * the records before it are stored (`results` covers exactly those, so
+   * `results.length` is the refused record's index). For a caller that must
+   * not pass over a refused record, such as a federation pull, which would
+   * otherwise move its cursor beyond it. Outcomes the store decides per
+   * record (DUPLICATE_CLOCK, JUDGED_BY_CONFLICT) do not stop it; they are in
+   * `results` as in ingestMany.
+   */
+  async ingestPrefix(context: IngestContext, inputs: readonly unknown[]): Promise<{ results: Array<IngestResult | LoomError>; refusal: LoomError | null }> {
+    const prepared: PreparedRecord[] = [];
+    let refusal: LoomError | null = null;
+    for (const input of inputs) {
+      try {
+        prepared.push(await this.prepare(context, input));
+      } catch (error) {
+        if (!(error instanceof LoomError)) throw error;
+        refusal = error;
+        break;
+      }
+    }
+    return { results: await this.storePrepared(prepared), refusal };
+  }
+
+  /** Stores the prepared records in one batch and publishes the new ones; refusals pass through in place. */
+  private async storePrepared(prepared: ReadonlyArray<PreparedRecord | LoomError>): Promise<Array<IngestResult | LoomError>> {
     const valid = prepared.filter((p): p is PreparedRecord => !(p instanceof LoomError));
     const outcomes = await this.deps.store.appendMany(valid);
     let next = 0;
