@@ -35,4 +35,5 @@ export const FederationOptions = Type.Object(
 export type FederationOptions = Static<typeof FederationOptions>;
 
 /** The federation protocol version this build speaks (reported in the manifest). */
-export const FEDERATION_PROTOCOL_VERSION = '0.13';
+// 0.14: pages are signed as sync_page.v2 (whole records, bound to their request); a 0.13 peer's pages do not verify here, nor ours there.
+export const FEDERATION_PROTOCOL_VERSION = '0.14';

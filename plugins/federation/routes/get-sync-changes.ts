@@ -44,8 +44,9 @@ export const getSyncChanges = defineRoute({
     if (syntax) throw new LoomError('INVALID_SHAPE', `target_namespace: ${syntax}`);
     const feed = query.feed ?? 'normal';
     const lastEventId = feed === 'continuous' ? headers['last-event-id'] : undefined;
-    const after = decodeFeedCursor(lastEventId ?? query.since);
-    const request = { caller, after, limit: query.limit ?? CHANGES_DEFAULT_LIMIT, targetNamespace: target, ...(query.thread ? { thread: query.thread } : {}) };
+    const since = lastEventId ?? query.since ?? '';
+    const after = decodeFeedCursor(since);
+    const request = { caller, since, after, limit: query.limit ?? CHANGES_DEFAULT_LIMIT, targetNamespace: target, ...(query.thread ? { thread: query.thread } : {}) };
     if (feed === 'continuous') {
       if (!covers(caller.scopes, 'federation:subscribe')) throw new LoomError('SCOPE_FORBIDDEN', 'feed=continuous needs the federation:subscribe scope');
       const stream = continuousFeed(sync.feed, request, { heartbeatMs: options.heartbeatMs, signal });
