@@ -147,6 +147,19 @@ describe('ingest pipeline', () => {
       expect((results[2] as { created: boolean }).created).to.equal(false);
       expect((results[3] as LoomError).code).to.equal('DUPLICATE_CLOCK');
     });
+
+    it('ingestPrefix stores only the records before the first refusal; store-decided conflicts do not stop it', async () => {
+      const { results, refusal: refused } = await t.engine.ingestor.ingestPrefix(ENGINE_WRITE, [rec({ clock: 0 }), rec({ clock: 0, body: { x: 1 } }), rec({ clock: 1 }), { nope: true }, rec({ clock: 2 })]);
+      expect(results).to.have.length(3);
+      expect((results[0] as { created: boolean }).created).to.equal(true);
+      expect((results[1] as LoomError).code).to.equal('DUPLICATE_CLOCK');
+      expect((results[2] as { created: boolean }).created).to.equal(true);
+      expect(refused?.code).to.equal('INVALID_SHAPE');
+      expect(await t.engine.store.watermark(), 'nothing after the refusal is stored').to.equal(2);
+      const clean = await t.engine.ingestor.ingestPrefix(ENGINE_WRITE, [rec({ clock: 3 })]);
+      expect(clean.refusal).to.equal(null);
+      expect(clean.results).to.have.length(1);
+    });
   });
 
   it('configuration records of a topic nobody registered are kept as warnings', async () => {

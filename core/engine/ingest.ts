@@ -181,16 +181,62 @@ export class Ingestor {
         else throw error;
       }
     }
-    // Claimed in order and synchronously: a later record of the batch that gives a new thread another namespace is refused.
+    return (await this.storePrepared(context, prepared, false)).results;
+  }
+
+  /**
+   * Ingests the longest prefix of `inputs` that core's checks and the gates
+   * admit, as if one by one: preparing stops at the first refusal, and only
+   * the records before it are stored (`results` covers exactly those, so
+   * `results.length` is the refused record's index). For a caller that must
+   * not pass over a refused record, such as a federation pull, which would
+   * otherwise move its cursor beyond it. Outcomes the store decides per
+   * record (DUPLICATE_CLOCK, JUDGED_BY_CONFLICT) do not stop it; they are in
+   * `results` as in ingestMany.
+   */
+  async ingestPrefix(context: IngestContext, inputs: readonly unknown[]): Promise<{ results: Array<IngestResult | LoomError>; refusal: LoomError | null }> {
+    const prepared: PreparedRecord[] = [];
+    let refusal: LoomError | null = null;
+    for (const input of inputs) {
+      try {
+        prepared.push(await this.prepare(context, input));
+      } catch (error) {
+        if (!(error instanceof LoomError)) throw error;
+        refusal = error;
+        break;
+      }
+    }
+    const stored = await this.storePrepared(context, prepared, true);
+    return { results: stored.results, refusal: stored.refusal ?? refusal };
+  }
+
+  /**
+   * Stores the prepared records in one batch and publishes the new ones;
+   * refusals pass through in place. Each record first claims its thread's
+   * namespace, in order and synchronously, so a later record that would give
+   * a new thread another namespace is refused (and with `stopAtRefusal`,
+   * nothing from it on is stored).
+   */
+  private async storePrepared(
+    context: IngestContext,
+    prepared: Array<PreparedRecord | LoomError>,
+    stopAtRefusal: boolean,
+  ): Promise<{ results: Array<IngestResult | LoomError>; refusal: LoomError | null }> {
     const releases: Array<() => void> = [];
+    let refusal: LoomError | null = null;
     for (let i = 0; i < prepared.length; i++) {
       const p = prepared[i]!;
       if (p instanceof LoomError) continue;
       try {
         releases.push(this.threadNamespaces.claim(p, context));
       } catch (error) {
-        if (error instanceof LoomError) prepared[i] = error;
-        else throw error;
+        if (!(error instanceof LoomError)) throw error;
+        if (stopAtRefusal) {
+          refusal = error;
+          prepared = prepared.slice(0, i);
+          break;
+        }
+        prepared[i] = error;
       }
     }
     const valid = prepared.filter((p): p is PreparedRecord => !(p instanceof LoomError));
@@ -214,7 +260,7 @@ export class Ingestor {
     }
     const created = results.filter((r): r is IngestResult => !(r instanceof LoomError) && r.created).map((r) => r.stored);
     await this.deps.bus.committed(created.sort((a, b) => a.sequence - b.sequence));
-    return results;
+    return { results, refusal };
   }
 
   private settle(outcome: AppendOutcome, sent: PreparedRecord, caller: Caller): IngestResult {

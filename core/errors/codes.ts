@@ -116,6 +116,8 @@ export const ERROR_CATALOGUE = {
   FEDERATION_SIGNATURE_INVALID: { status: 422 },
   INVALID_CURSOR: { status: 400 },
   PAIR_NOT_FOUND: { status: 404 },
+  // Creating a sync pair beyond the instance's maxPairs: a conflict with its state (delete a pair first), not a malformed request.
+  PAIR_LIMIT_REACHED: { status: 409 },
   FEDERATION_DISABLED: { status: 503 },
   // Online backup on a driver that takes none (PostgreSQL: use the database's own tools).
   BACKUP_NOT_SUPPORTED: { status: 501 },

@@ -20,7 +20,12 @@ import { signPage, type PageSigner, type SyncEntry, type SyncPage } from './sync
 
 export interface FeedRequest {
   readonly caller: Caller;
-  /** Sequence after which to read. */
+  /**
+   * The cursor the reader holds, echoed in the signed page so the reader can
+   * tell this page continues from it (`''`: the start of the log).
+   */
+  readonly since: string;
+  /** Sequence after which to read: `since` decoded, or further on when pages the reader never saw examined more. */
   readonly after: number;
   readonly limit: number;
   readonly thread?: string;
@@ -73,7 +78,12 @@ export class ChangesFeed {
       }
       through = scan.through;
     }
-    return signPage(this.deps.signer, { records: entries, next_cursor: encodeFeedCursor(through), has_more: !exhausted });
+    return signPage(this.deps.signer, {
+      request: { since: request.since, target_namespace: request.targetNamespace, thread: request.thread ?? null },
+      records: entries,
+      next_cursor: encodeFeedCursor(through),
+      has_more: !exhausted,
+    });
   }
 
   /**

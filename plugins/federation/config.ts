@@ -28,6 +28,13 @@ export const FederationOptions = Type.Object(
     backoffMaxMs: Type.Integer({ minimum: 1, maximum: 3_600_000, default: 60_000 }),
     /** Records asked for per pull (the feed's `limit`). @default 1000 */
     pullLimit: Type.Integer({ minimum: 1, maximum: 10_000, default: 1_000 }),
+    /**
+     * Sync pairs this instance holds at most; creating one more is refused
+     * with PAIR_LIMIT_REACHED. Each pair is a loop with a connection to its
+     * peer, so an unbounded number is an easy way to exhaust the instance.
+     * @default 100
+     */
+    maxPairs: Type.Integer({ minimum: 1, maximum: 10_000, default: 100 }),
   },
   { additionalProperties: false },
 );
@@ -35,4 +42,5 @@ export const FederationOptions = Type.Object(
 export type FederationOptions = Static<typeof FederationOptions>;
 
 /** The federation protocol version this build speaks (reported in the manifest). */
-export const FEDERATION_PROTOCOL_VERSION = '0.13';
+// 0.14: pages are signed as sync_page.v2 (whole records, bound to their request); a 0.13 peer's pages do not verify here, nor ours there.
+export const FEDERATION_PROTOCOL_VERSION = '0.14';

@@ -34,27 +34,31 @@ export function continuousFeed(feed: ChangesFeed, request: FeedRequest, options:
 
   void (async () => {
     let after = request.after;
+    // The cursor the reader last received: each event's page is bound to it, so the reader can check events continue one another.
+    let since = request.since;
+    const send = async (event: string, page: SyncPage) => {
+      since = page.next_cursor;
+      // Respect back-pressure: a slow reader slows the feed, it never grows the buffer without bound.
+      if (!stream.write(frame(event, page))) await new Promise((resolve) => stream.once('drain', resolve));
+    };
     try {
       while (!stop.signal.aborted) {
-        const page = await feed.page({ ...request, after });
+        const page = await feed.page({ ...request, since, after });
         const moved = decodeFeedCursor(page.next_cursor);
-        if (page.records.length > 0) {
-          // Respect back-pressure: a slow reader slows the feed, it never grows the buffer without bound.
-          if (!stream.write(frame('changes', page))) await new Promise((resolve) => stream.once('drain', resolve));
-        }
+        if (page.records.length > 0) await send('changes', page);
         after = moved;
         if (page.has_more) continue;
         const before = after;
         await feed.waitForNews(after, options.heartbeatMs, stop.signal);
         if (stop.signal.aborted) break;
-        const idle = await feed.page({ ...request, after, limit: request.limit });
+        const idle = await feed.page({ ...request, since, after, limit: request.limit });
         if (idle.records.length === 0) {
           // Nothing for this reader: a heartbeat, with the cursor past whatever was withheld.
-          stream.write(frame('heartbeat', idle));
+          await send('heartbeat', idle);
           after = decodeFeedCursor(idle.next_cursor);
           if (after === before) continue;
         } else {
-          stream.write(frame('changes', idle));
+          await send('changes', idle);
           after = decodeFeedCursor(idle.next_cursor);
         }
       }

@@ -1,7 +1,11 @@
 /**
  * Why a pull failed, as a pair's `last_error`: a stable code (the prior
  * art's CONNECT_REFUSED, TIMEOUT, DNS_FAILURE, HTTP_4XX, HTTP_5XX,
- * PARSE_ERROR, plus the trust failures this side detects) and a message.
+ * PARSE_ERROR, plus what this side detects: SIGNATURE_INVALID and TAMPERED
+ * (altered in transit), UNREQUESTED_PAGE (a genuine page that does not
+ * answer this request: replayed or skipped ahead), RECORD_REFUSED (a signed
+ * record this instance will not store, which holds the cursor), NO_PROGRESS
+ * (a pull that moved nothing) and the manifest checks) and a message.
  */
 export type PairErrorCode =
   | 'CONNECT_REFUSED'
@@ -12,6 +16,9 @@ export type PairErrorCode =
   | 'PARSE_ERROR'
   | 'SIGNATURE_INVALID'
   | 'TAMPERED'
+  | 'UNREQUESTED_PAGE'
+  | 'RECORD_REFUSED'
+  | 'NO_PROGRESS'
   | 'MANIFEST_INVALID'
   | 'MANIFEST_EXPIRED'
   | 'MANIFEST_DID_MISMATCH'

@@ -7,10 +7,12 @@
  * - `continuous`: one SSE connection; each event is a signed page.
  * - `longpoll`: the peer holds each request until it has news (30 s).
  * - `polling`: a page at a time, sleeping `poll_interval_ms` when caught up.
- * Every page's signature must verify against the peer DID, and its records
- * go through RecordReceiver. The cursor is saved after each page. Errors
- * back off exponentially with full jitter; after `failingAfterErrors`
- * consecutive errors the pair reads `failing` until a pull succeeds.
+ * Every page must verify against the peer DID and answer this pair's own
+ * request (verifyPage), and its records go through RecordReceiver, stopping
+ * at the first refused one. The cursor is saved after each page that was
+ * taken whole. Errors, and pulls that move nothing, back off exponentially
+ * with jitter; after `failingAfterErrors` consecutive errors the pair reads
+ * `failing` until a pull succeeds.
  */
 import { createParser } from 'eventsource-parser';
 import { SYSTEM } from '../../core/access/caller.js';
@@ -21,8 +23,9 @@ import type { PairEntry } from './pair-records.js';
 import { PairError, pairErrorOf, type PairErrorCode } from './pair-error.js';
 import type { PairFiles } from './pair-files.js';
 import type { RecordReceiver } from './record-receiver.js';
-import { pageProblem, type SyncPage } from './sync-page.js';
-import { PairMetrics } from './sync-metrics.js';
+import type { SyncPage } from './sync-page.js';
+import { PairMetrics, type RejectReason } from './sync-metrics.js';
+import { verifyPage } from './verify-page.js';
 
 export type PairState = 'running' | 'failing' | 'paused';
 
@@ -35,6 +38,9 @@ export interface PairRunnerDeps {
 }
 
 const MANIFEST_RECHECK_MS = 10 * 60_000;
+
+/** The page failures counted as rejected records in the pair's stats. */
+const REJECT_REASON = { SIGNATURE_INVALID: 'signature_invalid', TAMPERED: 'tampered', UNREQUESTED_PAGE: 'unrequested_page' } as const satisfies Partial<Record<PairErrorCode, RejectReason>>;
 
 export class PairRunner {
   state: PairState;
@@ -215,39 +221,48 @@ export class PairRunner {
     return `${this.settings.peer_url.replace(/\/+$/, '')}/v1/sync/changes?${params.toString()}`;
   }
 
-  /** Verifies and stores one page, then saves its cursor. */
-  private async applyPage(page: SyncPage): Promise<void> {
-    if (typeof page !== 'object' || page === null || !Array.isArray(page.records) || typeof page.next_cursor !== 'string') {
-      throw new PairError('PARSE_ERROR', 'the peer answered something that is not a changes page');
+  /**
+   * Verifies and stores one page, then saves its cursor. The cursor moves
+   * only past a page that answers this pair's request and whose records were
+   * all stored (or deduplicated, or quarantined as conflicts); anything else
+   * throws, so the page is pulled again after a backoff. Returns the page.
+   */
+  private async applyPage(body: unknown): Promise<SyncPage> {
+    let page: SyncPage;
+    try {
+      page = verifyPage(body, { peerDid: this.settings.peer_did, since: this.cursor ?? '', targetNamespace: this.settings.target_namespace, thread: this.settings.thread_id });
+    } catch (error) {
+      const rejected = (body as { records?: unknown } | null)?.records;
+      const count = Math.max(1, Array.isArray(rejected) ? rejected.length : 0);
+      if (error instanceof PairError && error.code in REJECT_REASON) this.metrics.recordRejected(REJECT_REASON[error.code as keyof typeof REJECT_REASON], count);
+      throw error;
     }
-    const problem = pageProblem(page, this.settings.peer_did);
-    if (problem) {
-      this.metrics.recordRejected('signature_invalid', Math.max(1, page.records.length));
-      throw new PairError('SIGNATURE_INVALID', problem);
-    }
-    const records = page.records.map((entry) => {
-      if (!entry || typeof entry !== 'object' || entry.record?.id !== entry.id) throw new PairError('PARSE_ERROR', 'a page entry has no record or its id differs from the record id');
-      return entry.record;
-    });
-    const outcome = await this.deps.receiver.receive(records, { caller: SYSTEM, via: 'federation' }, { origin: this.settings.peer_did, via: 'pull', pair_id: this.settings.pair_id });
+    const records = page.records.map((entry) => entry.record);
+    const outcome = await this.deps.receiver.receive(records, { caller: SYSTEM, via: 'federation' }, { origin: this.settings.peer_did, via: 'pull', pair_id: this.settings.pair_id }, { stopAtRefusal: true });
     const storedAt = this.deps.now();
     this.metrics.totals.pages++;
     this.metrics.recordStored(outcome.acceptedIndexes.map((i) => storedAt - Date.parse(page.records[i]!.committed_at)));
     this.metrics.totals.deduplicated += outcome.deduplicated.length;
     this.metrics.totals.conflicts += outcome.conflicts.length;
-    const tampered = outcome.refused.filter((r) => r.code === 'INVALID_SHAPE' && /does not match/.test(r.message));
-    if (tampered.length > 0) {
-      // The signed id does not match the content: something altered the page in transit. Keep the cursor, retry.
-      this.metrics.recordRejected('tampered', tampered.length);
-      throw new PairError('TAMPERED', `${tampered.length} record(s) in a signed page do not hash to their ids (${tampered[0]!.id}); nothing past them is accepted until a clean copy arrives`);
-    }
     if (outcome.refused.length > 0) {
       this.metrics.totals.refused += outcome.refused.length;
       this.metrics.recordRejected('refused', outcome.refused.length);
-      this.deps.log.log('warn', 'sync pair: records refused by local gates', { pair_id: this.settings.pair_id, count: outcome.refused.length, first: `${outcome.refused[0]!.code}: ${outcome.refused[0]!.message}` });
+    }
+    if (outcome.stoppedAt !== null) {
+      // The peer signed it and this instance will not store it: hold the cursor before it (a skipped record would never come back).
+      const refused = outcome.refused[outcome.refused.length - 1]!;
+      throw new PairError(
+        'RECORD_REFUSED',
+        `record ${refused.id || `#${outcome.stoppedAt}`} of a signed page was refused here (${refused.code}: ${refused.message}); ${outcome.stoppedAt} record(s) before it were taken, none after it, and the cursor stays until it is stored`,
+      );
+    }
+    if (outcome.refused.length > 0) {
+      // Conflicts the store decided (a record already stored with another judged_by): stored, so the cursor may pass.
+      this.deps.log.log('warn', 'sync pair: records conflicting with stored ones', { pair_id: this.settings.pair_id, count: outcome.refused.length, first: `${outcome.refused[0]!.code}: ${outcome.refused[0]!.message}` });
     }
     this.deps.files.setCursor(this.settings.pair_id, page.next_cursor);
     this.lastSyncAt = new Date(storedAt).toISOString();
+    return page;
   }
 
   /** One pull; true when the peer had nothing more (caught up). */
@@ -260,16 +275,22 @@ export class PairRunner {
     const longpoll = this.settings.mode === 'longpoll';
     const answer = await this.fetchJson(this.changesUrl(longpoll ? 'longpoll' : 'normal'), longpoll ? this.deps.options.longpollTimeoutMs + 30_000 : 60_000, true);
     if (answer.status !== 200) throw this.httpError(answer.status, answer.body, 'GET /v1/sync/changes');
-    const page = answer.body as SyncPage;
-    await this.applyPage(page);
-    return !page.has_more;
+    return !(await this.applyPage(answer.body)).has_more;
   }
 
-  /** The continuous feed: applies each event's page in order until the connection ends. */
+  /**
+   * The continuous feed: applies each event's page in order until the
+   * connection ends. Each event must continue from the cursor the one before
+   * it left (verifyPage), so a dropped, replayed or reordered event stops the
+   * stream. A stream that ends without moving the cursor is a failure, so it
+   * is retried after a backoff rather than at once.
+   */
   private async stream(): Promise<void> {
     const controller = new AbortController();
     this.inflight = controller;
     let timedOut = false;
+    let failure: unknown = null;
+    const startCursor = this.cursor;
     let idle: NodeJS.Timeout | null = null;
     // A connection silent for far longer than the peer's heartbeat is dead even if TCP has not noticed.
     const watchdog = () => {
@@ -293,14 +314,13 @@ export class PairRunner {
         throw this.httpError(answer.status, body, 'GET /v1/sync/changes?feed=continuous');
       }
       let chain: Promise<void> = Promise.resolve();
-      let failure: unknown = null;
       const parser = createParser({
         onEvent: (event) => {
           if (event.event !== 'changes' && event.event !== 'heartbeat') return;
           chain = chain.then(async () => {
             if (failure) return;
             try {
-              await this.applyPage(JSON.parse(event.data) as SyncPage);
+              await this.applyPage(JSON.parse(event.data));
               if (!this.settings.paused) this.state = 'running';
               this.retries = 0;
             } catch (error) {
@@ -320,9 +340,11 @@ export class PairRunner {
       }
       await chain;
       if (failure) throw failure;
+      if (this.cursor === startCursor && !this.stopped && !this.settings.paused) throw new PairError('NO_PROGRESS', "the peer's event stream ended without moving the cursor");
     } catch (error) {
       if (this.stopped || this.settings.paused) return;
-      throw pairErrorOf(error, timedOut);
+      // A page that failed aborts the connection, and the read then rejects with the abort: report the page's failure, not the abort.
+      throw pairErrorOf(failure ?? error, timedOut && !failure);
     } finally {
       if (idle) clearTimeout(idle);
       if (this.inflight === controller) this.inflight = null;

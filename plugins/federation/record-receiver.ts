@@ -10,7 +10,7 @@
  * origin and the local record's id, counted, and listed in sync health.
  */
 import type { IngestContext } from '../../core/access/ingest-gate.js';
-import type { Ingestor } from '../../core/engine/ingest.js';
+import type { IngestResult, Ingestor } from '../../core/engine/ingest.js';
 import { LoomError } from '../../core/errors/loom-error.js';
 import type { LoomRecord } from '../../core/records/record.js';
 import type { OriginStore, RecordOrigin } from './origin-store.js';
@@ -22,20 +22,62 @@ export interface ReceiveOutcome {
   readonly refused: Array<{ id: string; code: string; message: string }>;
   /** Index (into the input) of each accepted record, for latency accounting. */
   readonly acceptedIndexes: number[];
+  /** With `stopAtRefusal`: the index of the refused record that stopped it (it and every later one not stored), else null. */
+  stoppedAt: number | null;
+}
+
+/**
+ * The id of the record holding a DUPLICATE_CLOCK slot. Core puts it in
+ * `details.existing_id` for callers that may read that record (this receiver
+ * writes as SYSTEM, so it always may); older cores named it only in the
+ * message, hence the fallback.
+ */
+export interface ReceiveOptions {
+  /**
+   * Store only the records before the first one core's checks or a gate
+   * refuse, and nothing after it (a pull: its cursor must not pass a record
+   * that was not stored). Conflicts the store decides (DUPLICATE_CLOCK,
+   * quarantined; JUDGED_BY_CONFLICT) do not stop it. @default false
+   */
+  readonly stopAtRefusal?: boolean;
 }
 
 export class RecordReceiver {
   constructor(private readonly deps: { ingestor: Ingestor; origins: OriginStore; now: () => number }) {}
 
   /** `source` null: ordinary writes (unsigned pushes), no origin kept. */
-  async receive(records: readonly LoomRecord[], context: IngestContext, source: Omit<RecordOrigin, 'received_at'> | null): Promise<ReceiveOutcome> {
-    const outcome: ReceiveOutcome = { accepted: [], deduplicated: [], conflicts: [], refused: [], acceptedIndexes: [] };
+  async receive(records: readonly LoomRecord[], context: IngestContext, source: Omit<RecordOrigin, 'received_at'> | null, options: ReceiveOptions = {}): Promise<ReceiveOutcome> {
+    const outcome: ReceiveOutcome = { accepted: [], deduplicated: [], conflicts: [], refused: [], acceptedIndexes: [], stoppedAt: null };
     if (records.length === 0) return outcome;
-    const results = await this.deps.ingestor.ingestMany(context, records);
+    if (!options.stopAtRefusal) {
+      await this.settle(outcome, records, 0, await this.deps.ingestor.ingestMany(context, records), context, source);
+      return outcome;
+    }
+    for (let offset = 0; offset < records.length; ) {
+      const { results, refusal } = await this.deps.ingestor.ingestPrefix(context, records.slice(offset));
+      await this.settle(outcome, records, offset, results, context, source);
+      if (!refusal) break;
+      if (results.length > 0) {
+        // A record may depend on one before it in the same page (a namespace declared, then used), and a batch
+        // prepares every record before storing any: try the refused one again now that its prefix is stored.
+        offset += results.length;
+        continue;
+      }
+      const refusedId = records[offset]?.id;
+      outcome.refused.push({ id: typeof refusedId === 'string' ? refusedId : '', code: refusal.code, message: refusal.message });
+      outcome.stoppedAt = offset;
+      break;
+    }
+    return outcome;
+  }
+
+  /** Sorts ingest results (for `records[offset…]`) into the outcome and keeps origins and conflicts. */
+  private async settle(outcome: ReceiveOutcome, records: readonly LoomRecord[], offset: number, results: ReadonlyArray<IngestResult | LoomError>, context: IngestContext, source: Omit<RecordOrigin, 'received_at'> | null): Promise<void> {
     const receivedAt = new Date(this.deps.now()).toISOString();
     const origins: Array<readonly [string, RecordOrigin]> = [];
-    for (let i = 0; i < results.length; i++) {
-      const result = results[i]!;
+    for (let j = 0; j < results.length; j++) {
+      const i = offset + j;
+      const result = results[j]!;
       const claimed = typeof records[i]?.id === 'string' ? records[i]!.id : '';
       if (!(result instanceof LoomError)) {
         if (result.created) {
@@ -45,7 +87,7 @@ export class RecordReceiver {
         } else outcome.deduplicated.push(result.stored.record.id);
         continue;
       }
-      // Core names the record holding the slot to callers who may read it; federation writes as the system, which may.
+      // Core names the record holding the slot as a fact to callers who may read it; federation writes as the system, which may.
       const existing = result.code === 'DUPLICATE_CLOCK' ? result.facts['existing_id'] : undefined;
       if (typeof existing === 'string') {
         outcome.conflicts.push({ id: claimed, existing_id: existing });
@@ -55,6 +97,5 @@ export class RecordReceiver {
       outcome.refused.push({ id: claimed, code: result.code, message: result.message });
     }
     await this.deps.origins.putOrigins(origins);
-    return outcome;
   }
 }

@@ -13,7 +13,7 @@ const SAMPLES_PER_MINUTE = 512;
 /** Upper bounds (ms) of the latency histogram's buckets; the last bucket is everything above. */
 export const LATENCY_BUCKETS_MS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000] as const;
 
-export type RejectReason = 'signature_invalid' | 'tampered' | 'unsigned' | 'manifest_expired' | 'manifest_did_mismatch' | 'manifest_invalid' | 'refused';
+export type RejectReason = 'signature_invalid' | 'tampered' | 'unrequested_page' | 'unsigned' | 'manifest_expired' | 'manifest_did_mismatch' | 'manifest_invalid' | 'refused';
 
 interface Bucket {
   minute: number;

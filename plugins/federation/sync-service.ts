@@ -55,6 +55,8 @@ export interface CreatePairInput {
 
 export class SyncService {
   private readonly runners = new Map<string, PairRunner>();
+  /** Pair creations under way (counted against maxPairs). */
+  private creating = 0;
   readonly counters = new SyncCounters();
   private started = false;
 
@@ -139,6 +141,20 @@ export class SyncService {
   }
 
   async create(caller: Caller, input: CreatePairInput): Promise<{ pair: ReturnType<SyncService['view']>; warning?: string }> {
+    // Creations still writing their lifecycle record hold a place, so concurrent requests cannot overshoot the cap together.
+    const { maxPairs } = this.deps.options;
+    if (this.runners.size + this.creating >= maxPairs) {
+      throw new LoomError('PAIR_LIMIT_REACHED', `this instance already holds ${maxPairs} sync pairs, its limit (federation option maxPairs); delete one before creating another`);
+    }
+    this.creating++;
+    try {
+      return await this.createPair(caller, input);
+    } finally {
+      this.creating--;
+    }
+  }
+
+  private async createPair(caller: Caller, input: CreatePairInput): Promise<{ pair: ReturnType<SyncService['view']>; warning?: string }> {
     const settings: PairSettings = {
       pair_id: `sp_${randomBytes(12).toString('hex')}`,
       peer_did: input.peer_did,

@@ -20,7 +20,8 @@ export const getSyncChanges = defineRoute({
     'same namespace unchanged, otherwise the projection at the granted hash level, no grant withheld. Control threads never leave the instance. ' +
     '`feed=normal` answers at once, `longpoll` holds up to 30 s for news, `continuous` streams text/event-stream (needs federation:subscribe): ' +
     'events `changes` and, while idle, `heartbeat`, each a signed page whose event id is its next_cursor (resume with Last-Event-ID). ' +
-    'next_cursor always moves past what was examined, withheld or not.',
+    'next_cursor always moves past what was examined, withheld or not. Every page is signed over its records whole (judged_by included) and over ' +
+    '`request`, the request it answers (since, target_namespace, thread), so a reader can refuse a page replayed or served in place of another.',
   tags: ['federation'],
   auth: { scope: 'federation:sync' },
   request: {
@@ -44,8 +45,9 @@ export const getSyncChanges = defineRoute({
     if (syntax) throw new LoomError('INVALID_SHAPE', `target_namespace: ${syntax}`);
     const feed = query.feed ?? 'normal';
     const lastEventId = feed === 'continuous' ? headers['last-event-id'] : undefined;
-    const after = decodeFeedCursor(lastEventId ?? query.since);
-    const request = { caller, after, limit: query.limit ?? CHANGES_DEFAULT_LIMIT, targetNamespace: target, ...(query.thread ? { thread: query.thread } : {}) };
+    const since = lastEventId ?? query.since ?? '';
+    const after = decodeFeedCursor(since);
+    const request = { caller, since, after, limit: query.limit ?? CHANGES_DEFAULT_LIMIT, targetNamespace: target, ...(query.thread ? { thread: query.thread } : {}) };
     if (feed === 'continuous') {
       if (!covers(caller.scopes, 'federation:subscribe')) throw new LoomError('SCOPE_FORBIDDEN', 'feed=continuous needs the federation:subscribe scope');
       const stream = continuousFeed(sync.feed, request, { heartbeatMs: options.heartbeatMs, signal });

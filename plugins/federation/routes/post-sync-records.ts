@@ -43,7 +43,8 @@ export const postSyncRecords = defineRoute({
         const origin = await sync.origins.origin(id);
         records.push({ id: served.id, record: served, hash_level: level, committed_at: new Date(stored.createdAt).toISOString(), origin: origin?.origin ?? null });
       }
-      const page = signPage(sync.signer, { records, next_cursor: '', has_more: false });
+      // Not a feed page: `since: null` so it can never pass as the answer to a feed request.
+      const page = signPage(sync.signer, { request: { since: null, target_namespace: target, thread: null }, records, next_cursor: '', has_more: false });
       return { object: 'sync_records' as const, ...page, records, missing };
     }
 

@@ -13,13 +13,23 @@ export const SyncEntrySchema = Type.Object({
   committed_at: Type.String({ description: 'When the serving instance committed the original (ISO 8601).' }),
 });
 
+export const PageRequestSchema = Type.Object(
+  {
+    since: Type.Union([Type.String(), Type.Null()], { description: "The cursor the page continues from, as the reader sent it ('' for the start; in a continuous feed, the previous event's next_cursor); null on a fetch by id." }),
+    target_namespace: Type.String(),
+    thread: Type.Union([Type.String(), Type.Null()]),
+  },
+  { $id: 'SyncPageRequest', description: 'The request the page answers. Signed: a reader refuses a page whose binding is not what it asked for (a replayed or skipped-ahead page).' },
+);
+
 export const SyncPageSchema = Type.Object(
   {
+    request: PageRequestSchema,
     records: Type.Array(SyncEntrySchema),
     next_cursor: Type.String({ description: 'Opaque; pass it as since. It moves past records withheld by consent or visibility.' }),
     has_more: Type.Boolean(),
     signer: Type.String({ description: "The serving instance's did:key." }),
-    signature: Type.String({ description: 'Ed25519 (base64) over canonical JSON of {object:"sync_page", signer, next_cursor, has_more, entries:[[id, hash_level, committed_at]…]}.' }),
+    signature: Type.String({ description: 'Ed25519 (base64) over canonical JSON of {object:"sync_page.v2", signer, request, next_cursor, has_more, entries:[[id, hash_level, committed_at, record]…]}: every record whole, judged_by included.' }),
   },
   { $id: 'SyncPage' },
 );
@@ -55,6 +65,7 @@ export const PushResultSchema = Type.Object(
 export const FetchResultSchema = Type.Object(
   {
     object: Type.Literal('sync_records'),
+    request: PageRequestSchema,
     records: Type.Array(Type.Intersect([SyncEntrySchema, Type.Object({ origin: Type.Union([Type.String(), Type.Null()]) })])),
     missing: Type.Array(Type.String(), { description: 'Ids not found, not visible to the caller, or withheld by consent.' }),
     signer: Type.String(),

@@ -28,12 +28,13 @@ export const createSyncPair = defineRoute({
   description:
     'Creates a pair on this (target) instance that pulls the peer (source): its changes feed, consent-filtered for target_namespace, verified ' +
     'against peer_did (the manifest, then every page signature). peer_token is a bearer of the source and is never echoed. ' +
-    '`warning` reports a loopback misconfiguration (pairing with this instance itself).',
+    '`warning` reports a loopback misconfiguration (pairing with this instance itself). An instance holds at most `maxPairs` pairs ' +
+    '(federation option, default 100); one more is refused with PAIR_LIMIT_REACHED.',
   tags: ['federation'],
   auth: { scope: 'federation:manage' },
   request: { body: CreatePairBody },
   responses: { 201: { description: 'The pair, started.', schema: Type.Intersect([PairSchema, Type.Object({ warning: Type.Optional(Type.String()) })], { $id: 'CreatedSyncPair' }) } },
-  errors: ['INVALID_SHAPE'],
+  errors: ['INVALID_SHAPE', 'PAIR_LIMIT_REACHED'],
   inject: { sync: SyncServiceToken },
   handler: async ({ body, caller }, { sync }) => {
     const { pair, warning } = await sync.create(caller, body);
