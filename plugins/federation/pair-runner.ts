@@ -24,6 +24,7 @@ import { PairError, pairErrorOf, type PairErrorCode } from './pair-error.js';
 import type { PairFiles } from './pair-files.js';
 import type { RecordReceiver } from './record-receiver.js';
 import type { SyncPage } from './sync-page.js';
+import { parsePeerJson } from './peer-json.js';
 import { PairMetrics, type RejectReason } from './sync-metrics.js';
 import { verifyPage } from './verify-page.js';
 
@@ -166,10 +167,13 @@ export class PairRunner {
       const answer = await fetch(url, { headers: auth ? { authorization: `Bearer ${this.token()}`, accept: 'application/json' } : { accept: 'application/json' }, signal: controller.signal });
       const text = await answer.text();
       let body: unknown = null;
-      try {
-        body = text.length > 0 ? JSON.parse(text) : null;
-      } catch (error) {
-        if (answer.ok) throw error;
+      if (answer.ok) body = text.length > 0 ? parsePeerJson(text, `the peer's answer to ${new URL(url).pathname}`) : null;
+      else {
+        try {
+          body = text.length > 0 ? JSON.parse(text) : null;
+        } catch {
+          body = null;
+        }
       }
       return { status: answer.status, body };
     } catch (error) {
@@ -320,7 +324,7 @@ export class PairRunner {
           chain = chain.then(async () => {
             if (failure) return;
             try {
-              await this.applyPage(JSON.parse(event.data));
+              await this.applyPage(parsePeerJson(event.data, 'a continuous changes event') as never);
               if (!this.settings.paused) this.state = 'running';
               this.retries = 0;
             } catch (error) {
