@@ -1,7 +1,8 @@
 /**
  * An in-memory RecordStore: the reference driver and the worked example of
- * writing one. It implements only BaseRecordStore's protected primitives
- * (the base class checks arguments and status and does group commit) and
+ * writing one. It implements only JournaledRecordStore's protected
+ * primitives (RecordStoreFacade checks arguments and status and does group
+ * commit; JournaledRecordStore checks conflicts and numbers records) and
  * answers queries with the reference evaluator, so it agrees with the
  * contract by construction. Nothing survives the process, hence
  * `persistent: false`.
@@ -9,7 +10,8 @@
 import { compareStrings } from '../../storage/contract/query/compare-values.js';
 import { compareForSort, matchesFilter } from '../../storage/contract/query/evaluate-filter.js';
 import { fieldsOf, type ParsedQuery } from '../../storage/contract/query/filter-ast.js';
-import { BaseRecordStore, type NormalisedPage } from '../../storage/contract/base-record-store.js';
+import { JournaledRecordStore } from '../../storage/contract/journaled-record-store.js';
+import type { NormalisedPage } from '../../storage/contract/record-store-facade.js';
 import type { QueryResult, StoreCapabilities, ThreadSummary } from '../../storage/contract/record-store.js';
 import type { AcceptedRecord } from '../../storage/contract/journal/accepted-record.js';
 import { clockSlotKey, type StoredRecord } from '../../storage/contract/stored-record.js';
@@ -39,7 +41,7 @@ function appendTo<K>(index: Map<K, StoredRecord[]>, key: K, stored: StoredRecord
   else index.set(key, [stored]);
 }
 
-export class MemoryRecordStore extends BaseRecordStore {
+export class MemoryRecordStore extends JournaledRecordStore {
   readonly capabilities: StoreCapabilities = Object.freeze({ backend: 'memory', structuredQuery: true, queryPlan: 'scan', persistent: false });
 
   /** Every record in sequence order; the per-key indexes below hold the same objects. */

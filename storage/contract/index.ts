@@ -1,5 +1,6 @@
 export * from './record-store.js';
-export * from './base-record-store.js';
+export * from './record-store-facade.js';
+export * from './journaled-record-store.js';
 export * from './stored-record.js';
 export * from './group-commit.js';
 export * from './query/filter-ast.js';

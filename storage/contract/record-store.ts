@@ -1,9 +1,11 @@
 /**
  * The storage contract every driver implements (SQLite, LevelDB, or an
- * embedder's own). Drivers extend BaseRecordStore, which checks arguments and
- * status once and gathers concurrent appends into group commits; they
- * implement only its protected primitives. `runStoreCompliance` in
- * storage/compliance proves a driver honours all of it.
+ * embedder's own). Drivers extend RecordStoreFacade, which checks arguments
+ * and status once and gathers concurrent appends into group commits; a
+ * single-writer driver extends JournaledRecordStore, which adds the
+ * in-process numbering and the ingest journal. They implement only protected
+ * primitives. `runStoreCompliance` in storage/compliance proves a driver
+ * honours all of it.
  */
 import { token } from '../../core/di/token.js';
 import type { TornTail } from './journal/ingest-journal.js';

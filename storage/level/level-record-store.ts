@@ -7,7 +7,8 @@
  */
 import { mkdir } from 'node:fs/promises';
 import { Level } from 'level';
-import { BaseRecordStore, type NormalisedPage } from '../contract/base-record-store.js';
+import { JournaledRecordStore } from '../contract/journaled-record-store.js';
+import type { NormalisedPage } from '../contract/record-store-facade.js';
 import { compareForSort, matchesFilter } from '../contract/query/evaluate-filter.js';
 import type { ParsedQuery } from '../contract/query/filter-ast.js';
 import type { QueryResult, SerializedRecordPage, StoreBackup, StoreCapabilities, ThreadSummary } from '../contract/record-store.js';
@@ -79,7 +80,7 @@ function checkOptions(options: LevelRecordStoreOptions): 'full' | 'normal' {
   return options.durability ?? 'full';
 }
 
-export class LevelRecordStore extends BaseRecordStore {
+export class LevelRecordStore extends JournaledRecordStore {
   readonly capabilities: StoreCapabilities = { backend: 'level', structuredQuery: true, queryPlan: 'scan', persistent: true, onlineBackup: true };
   private readonly path: string;
   private readonly sync: boolean;

@@ -2,8 +2,13 @@
  * The PostgreSQL driver: one log in one schema of a PostgreSQL database,
  * which several Loom servers may share.
  *
- * Write path. Concurrent appends are gathered by GroupCommit; each batch is
- * one transaction that first locks the single `log_head` row (SELECT … FOR
+ * The public methods and their checks are RecordStoreFacade's; this class
+ * implements its primitives. It does not extend JournaledRecordStore: that
+ * numbers records in-process and keeps a local journal, both of which
+ * assume one writer.
+ *
+ * Write path. Concurrent appends are gathered by the façade's GroupCommit;
+ * each group is one transaction that first locks the single `log_head` row (SELECT … FOR
  * UPDATE), then looks up the batch's clock slots, inserts the records it
  * accepts numbered after the head, advances the head and COMMITs, which
  * releases the row lock. Writers on every server therefore commit one after
@@ -24,24 +29,9 @@
 import pg from 'pg';
 import { LoomError } from '../../core/errors/loom-error.js';
 import type { LoomRecord } from '../../core/records/record.js';
-import { checkCursor, clampLimit } from '../contract/base-record-store.js';
-import { GroupCommit } from '../contract/group-commit.js';
-import type { FilterNode, ParsedQuery } from '../contract/query/filter-ast.js';
-import {
-  CHANGES_DEFAULT_LIMIT,
-  CHANGES_MAX_LIMIT,
-  PAGE_DEFAULT_LIMIT,
-  PAGE_MAX_LIMIT,
-  type PageRequest,
-  type QueryOptions,
-  type QueryResult,
-  type RecordPage,
-  type RecordStore,
-  type StoreCapabilities,
-  type StoreLease,
-  type StoreStatus,
-  type ThreadSummaryPage,
-} from '../contract/record-store.js';
+import type { ParsedQuery } from '../contract/query/filter-ast.js';
+import { RecordStoreFacade, type NormalisedPage } from '../contract/record-store-facade.js';
+import type { QueryResult, StoreCapabilities, StoreLease, ThreadSummary } from '../contract/record-store.js';
 import { clockSlotKey, type AppendOutcome, type PreparedRecord, type StoredRecord } from '../contract/stored-record.js';
 import { threadDeltas } from '../contract/thread-summaries.js';
 import { AdvisoryLease } from './advisory-lease.js';
@@ -120,35 +110,27 @@ function unavailable(error: unknown): LoomError {
   return new LoomError('SERVICE_UNAVAILABLE', `database unavailable: ${(error as Error).message ?? String(error)}`);
 }
 
-export class PostgresRecordStore implements RecordStore {
+export class PostgresRecordStore extends RecordStoreFacade {
   readonly capabilities: StoreCapabilities = { backend: 'postgres', structuredQuery: true, queryPlan: 'sql', persistent: true, sharedLog: true };
   readonly schema: string;
-  private _status: StoreStatus = 'new';
   private pool: pg.Pool | null = null;
   private listener: pg.Client | null = null;
-  private readonly commits: GroupCommit;
   private readonly watchers = new Set<(sequence: number) => void>();
   private readonly leases = new Set<AdvisoryLease>();
   private readonly channel: string;
 
   constructor(private readonly options: PostgresRecordStoreOptions) {
-    this.schema = checkOptions(options);
+    const schema = checkOptions(options);
+    super({ maxBatch: options.maxBatch });
+    this.schema = schema;
     this.channel = `loom_commits_${this.schema}`;
-    this.commits = new GroupCommit((leaders) => this.commitBatch(leaders), options.maxBatch);
-  }
-
-  get status(): StoreStatus {
-    return this._status;
   }
 
   private clientConfig(): pg.ClientConfig {
     return { connectionString: this.options.connectionString, types, options: `-c search_path=${this.schema}`, application_name: 'loom' };
   }
 
-  async open(): Promise<void> {
-    if (this._status === 'open') return;
-    if (this._status !== 'new' && this._status !== 'closed') throw new LoomError('SERVICE_UNAVAILABLE', `record store is ${this._status}`);
-    this._status = 'opening';
+  protected async _open(): Promise<void> {
     const pool = new pg.Pool({ ...this.clientConfig(), max: this.options.poolSize ?? 10 });
     // An idle client losing its connection must not crash the process; the next query reconnects.
     pool.on('error', () => undefined);
@@ -161,11 +143,9 @@ export class PostgresRecordStore implements RecordStore {
       }
       this.pool = pool;
       await this.listen();
-      this._status = 'open';
     } catch (error) {
       await pool.end().catch(() => undefined);
       this.pool = null;
-      this._status = 'closed';
       throw error;
     }
   }
@@ -181,35 +161,25 @@ export class PostgresRecordStore implements RecordStore {
     client.on('end', () => {
       if (this.listener !== client) return;
       this.listener = null;
-      if (this._status === 'open') setTimeout(() => void this.listen().catch(() => undefined), 1000).unref();
+      if (this.status === 'open') setTimeout(() => void this.listen().catch(() => undefined), 1000).unref();
     });
     await client.connect();
     await client.query(`LISTEN ${this.channel}`);
     this.listener = client;
   }
 
-  async close(): Promise<void> {
-    if (this._status === 'closed' || this._status === 'new') {
-      this._status = 'closed';
-      return;
-    }
-    if (this._status === 'closing') return;
-    this._status = 'closing';
-    try {
-      await this.commits.flush();
-      await Promise.all([...this.leases].map((lease) => lease.release()));
-    } finally {
-      const listener = this.listener;
-      this.listener = null;
-      await listener?.end().catch(() => undefined);
-      await this.pool?.end().catch(() => undefined);
-      this.pool = null;
-      this._status = 'closed';
-    }
+  /** After the last group commit: leases go before the connections. */
+  protected override async finishWrites(): Promise<void> {
+    await super.finishWrites();
+    await Promise.all([...this.leases].map((lease) => lease.release()));
   }
 
-  private assertOpen(): void {
-    if (this._status !== 'open') throw new LoomError('SERVICE_UNAVAILABLE', `record store is not open (${this._status})`);
+  protected async _close(): Promise<void> {
+    const listener = this.listener;
+    this.listener = null;
+    await listener?.end().catch(() => undefined);
+    await this.pool?.end().catch(() => undefined);
+    this.pool = null;
   }
 
   private get db(): pg.Pool {
@@ -217,26 +187,8 @@ export class PostgresRecordStore implements RecordStore {
     return this.pool;
   }
 
-  append(prepared: PreparedRecord): Promise<AppendOutcome> {
-    try {
-      this.assertOpen();
-    } catch (error) {
-      return Promise.reject(error);
-    }
-    return this.commits.submit(prepared);
-  }
-
-  appendMany(prepared: readonly PreparedRecord[]): Promise<AppendOutcome[]> {
-    try {
-      this.assertOpen();
-    } catch (error) {
-      return Promise.reject(error);
-    }
-    return Promise.all(prepared.map((p) => this.commits.submit(p)));
-  }
-
   /** One group commit, serialised with every other server's by the head row lock. */
-  private commitBatch(leaders: PreparedRecord[]): Promise<AppendOutcome[]> {
+  protected _commitGroup(leaders: PreparedRecord[]): Promise<AppendOutcome[]> {
     return this.withClient(async (client) => {
       try {
         return await this.commitInTransaction(client, leaders);
@@ -317,40 +269,23 @@ export class PostgresRecordStore implements RecordStore {
     }
   }
 
-  async get(id: string): Promise<StoredRecord | undefined> {
-    this.assertOpen();
-    if (typeof id !== 'string') throw new TypeError('id must be a string');
+  protected async _readRecord(id: string): Promise<StoredRecord | undefined> {
     return (await this.rows(`SELECT ${RECORD_COLUMNS} FROM records WHERE id = $1`, [id]))[0];
   }
 
-  private async page(where: string, value: string, page: PageRequest): Promise<RecordPage> {
-    this.assertOpen();
-    const after = checkCursor(page.after);
-    const limit = clampLimit(page.limit, PAGE_DEFAULT_LIMIT, PAGE_MAX_LIMIT);
-    const items = await this.rows(`SELECT ${RECORD_COLUMNS} FROM records WHERE ${where} = $1 AND seq > $2 ORDER BY seq LIMIT $3`, [value, after, limit + 1]);
-    const more = items.length > limit;
-    const pageItems = more ? items.slice(0, limit) : items;
-    return { items: pageItems, nextAfter: more && pageItems.length > 0 ? pageItems[pageItems.length - 1]!.sequence : null };
+  protected _readThread(thread: string, page: NormalisedPage): Promise<StoredRecord[]> {
+    return this.rows(`SELECT ${RECORD_COLUMNS} FROM records WHERE thread = $1 AND seq > $2 ORDER BY seq LIMIT $3`, [thread, page.after, page.limit]);
   }
 
-  listByThread(thread: string, page: PageRequest = {}): Promise<RecordPage> {
-    return this.page('thread', thread, page);
+  protected _readActor(actor: string, page: NormalisedPage): Promise<StoredRecord[]> {
+    return this.rows(`SELECT ${RECORD_COLUMNS} FROM records WHERE actor = $1 AND seq > $2 ORDER BY seq LIMIT $3`, [actor, page.after, page.limit]);
   }
 
-  listByActor(actor: string, page: PageRequest = {}): Promise<RecordPage> {
-    return this.page('actor', actor, page);
+  protected _readChanges(after: number, limit: number): Promise<StoredRecord[]> {
+    return this.rows(`SELECT ${RECORD_COLUMNS} FROM records WHERE seq > $1 ORDER BY seq LIMIT $2`, [after, limit]);
   }
 
-  async changesSince(after: number, limit?: number): Promise<StoredRecord[]> {
-    this.assertOpen();
-    const cursor = checkCursor(after);
-    const max = clampLimit(limit, CHANGES_DEFAULT_LIMIT, CHANGES_MAX_LIMIT);
-    if (max === 0) return [];
-    return this.rows(`SELECT ${RECORD_COLUMNS} FROM records WHERE seq > $1 ORDER BY seq LIMIT $2`, [cursor, max]);
-  }
-
-  async watermark(): Promise<number> {
-    this.assertOpen();
+  protected async _readHead(): Promise<number> {
     try {
       return (await this.db.query<{ seq: number }>('SELECT seq FROM log_head WHERE singleton')).rows[0]!.seq;
     } catch (error) {
@@ -358,36 +293,27 @@ export class PostgresRecordStore implements RecordStore {
     }
   }
 
-  async listThreads(page: { after?: string; limit?: number } = {}): Promise<ThreadSummaryPage> {
-    this.assertOpen();
-    const limit = clampLimit(page.limit, PAGE_DEFAULT_LIMIT, PAGE_MAX_LIMIT);
+  protected async _listThreads(after: string, limit: number): Promise<ThreadSummary[]> {
     let rows: { thread: string; n: number; first: number; last: number }[];
     try {
       rows = (
         await this.db.query<{ thread: string; n: number; first: number; last: number }>(
           'SELECT thread, record_count AS n, first_seq AS first, last_seq AS last FROM threads WHERE thread > $1 ORDER BY thread LIMIT $2',
-          [page.after ?? '', limit + 1],
+          [after, limit],
         )
       ).rows;
     } catch (error) {
       throw unavailable(error);
     }
-    const items = rows.map((r) => ({ thread: r.thread, recordCount: r.n, firstSequence: r.first, lastSequence: r.last }));
-    const more = items.length > limit;
-    const pageItems = more ? items.slice(0, limit) : items;
-    return { items: pageItems, nextAfter: more && pageItems.length > 0 ? pageItems[pageItems.length - 1]!.thread : null };
+    return rows.map((r) => ({ thread: r.thread, recordCount: r.n, firstSequence: r.first, lastSequence: r.last }));
   }
 
-  async query(query: ParsedQuery, options: QueryOptions = {}): Promise<QueryResult> {
-    this.assertOpen();
-    const filter: FilterNode = options.scope ? { op: 'and', nodes: [options.scope, query.filter] } : query.filter;
-    const result = await this.withClient((client) => runQuery(client, { ...query, filter }));
-    return { ...result, capped: query.offset + result.items.length < result.matchedTotal };
+  protected _query(query: ParsedQuery): Promise<Omit<QueryResult, 'capped'>> {
+    return this.withClient((client) => runQuery(client, query));
   }
 
   /** Refreshes the planner's statistics and reclaims dead rows (VACUUM cannot run in a transaction, so through the pool). */
-  async optimize(): Promise<string> {
-    this.assertOpen();
+  protected override async _optimize(): Promise<string> {
     const started = Date.now();
     await this.db.query('VACUUM (ANALYZE) records, threads');
     return `postgres: VACUUM (ANALYZE) of records and threads in ${Date.now() - started} ms`;

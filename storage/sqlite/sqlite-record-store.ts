@@ -7,7 +7,8 @@
  */
 import { mkdir, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { BaseRecordStore, type NormalisedPage } from '../contract/base-record-store.js';
+import { JournaledRecordStore } from '../contract/journaled-record-store.js';
+import type { NormalisedPage } from '../contract/record-store-facade.js';
 import type { ParsedQuery } from '../contract/query/filter-ast.js';
 import type { QueryResult, SerializedRecordPage, StoreBackup, StoreCapabilities, ThreadSummary } from '../contract/record-store.js';
 import type { AcceptedRecord } from '../contract/journal/accepted-record.js';
@@ -89,7 +90,7 @@ const SERIALIZED_PAGE =
   `(SELECT count(*) FROM (SELECT 1 FROM records WHERE thread_key = ?1 AND thread = ?2 AND seq > ?3 LIMIT ?4 + 1)) AS n ` +
   `FROM (SELECT seq, ${SERIALIZED_RECORD} AS j FROM records WHERE thread_key = ?1 AND thread = ?2 AND seq > ?3 ORDER BY seq LIMIT ?4)`;
 
-export class SqliteRecordStore extends BaseRecordStore {
+export class SqliteRecordStore extends JournaledRecordStore {
   readonly capabilities: StoreCapabilities = { backend: 'sqlite', structuredQuery: true, queryPlan: 'sql', persistent: true, onlineBackup: true };
   readonly path: string;
   private readonly durability: 'full' | 'normal';

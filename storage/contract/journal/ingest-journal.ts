@@ -2,7 +2,7 @@
  * The ingest journal: an append-only log of accepted records in segment
  * files. A group commit is acknowledged once its frame is written and
  * fdatasync'd here, which is one sequential write; the driver's indexed
- * writes happen later in large batches (BaseRecordStore's applier). A
+ * writes happen later in large batches (JournaledRecordStore's applier). A
  * segment is deleted once every record in it is applied to the driver.
  *
  * Segments are `<directory>/segment-<first sequence, 16 digits>.log`. Only

@@ -1,71 +1,37 @@
 /**
- * Public methods check status and arguments and normalise limits once, then
- * call the protected primitives a driver implements (abstract-level's split).
+ * The write path of a single-writer driver (SQLite, LevelDB, an embedder's
+ * own): this process alone numbers the log, so it can check conflicts and
+ * give sequences in memory and keep an ingest journal. The public methods,
+ * their checks and group commit are RecordStoreFacade's; this class
+ * implements the façade's primitives over narrower ones of its driver.
  *
- * The write path is the same for every driver. Appends go through
- * GroupCommit; each batch is checked for conflicts (the unapplied tail, then
- * the driver's `_lookupSlots`), given sequences, and then either
+ * Each group commit is checked for conflicts (the unapplied tail, then the
+ * driver's `_lookupSlots`), given sequences, and then either
  *  - with an ingest journal (persistent drivers): written as one fsync'd
  *    journal frame and acknowledged; an applier hands the driver what
  *    accumulated meanwhile in one large `_applyBatch`, so index maintenance
  *    costs one transaction per thousands of records instead of one per
  *    group commit. Reads merge the unapplied tail (get, thread and actor
  *    pages, the changes feed) or wait for the applier to reach the sequence
- *    current when they were called (queries, thread lists). Opening replays
- *    what the journal holds beyond the driver's watermark;
+ *    current when they were called (queries, thread lists, backups). Opening
+ *    replays what the journal holds beyond the driver's watermark;
  *  - without one: applied by `_applyBatch` before it is acknowledged.
  *
- * `optimize()` (housekeeping, hourly) runs the driver's `_optimize` one call
- * at a time, and close() waits for a running one before `_close()`. It is
- * deliberately not queued behind the write path: `_applyBatch` is serialised
- * by GroupCommit (no journal) or by the single applier (journal), and holding
- * either back for a compaction would stall ingest. A driver whose maintenance
- * must not interleave with a batch serialises it itself (SQLite: on the
- * writer connection's queue, like the batch's transaction).
+ * `_applyBatch` is serialised by GroupCommit (no journal) or by the single
+ * applier (journal). The façade's `_optimize` is not queued behind it: a
+ * driver whose maintenance must not interleave with a batch serialises it
+ * itself (SQLite: on the writer connection's queue, like the batch's
+ * transaction).
  */
 import { LoomError } from '../../core/errors/loom-error.js';
-import { GroupCommit } from './group-commit.js';
-import type { FilterNode, ParsedQuery } from './query/filter-ast.js';
-import {
-  CHANGES_DEFAULT_LIMIT,
-  CHANGES_MAX_LIMIT,
-  PAGE_DEFAULT_LIMIT,
-  PAGE_MAX_LIMIT,
-  type PageRequest,
-  type QueryOptions,
-  type QueryResult,
-  type RecordPage,
-  type SerializedRecordPage,
-  type RecordStore,
-  type StoreCapabilities,
-  type StoreBackup,
-  type StoreRecovery,
-  type StoreStatus,
-  type ThreadSummaryPage,
-} from './record-store.js';
-import { clockSlotKey, serializePage, type AppendOutcome, type PreparedRecord, type StoredRecord } from './stored-record.js';
+import type { LoomRecord } from '../../core/records/record.js';
+import type { PageRequest, SerializedRecordPage, StoreRecovery } from './record-store.js';
+import { RecordStoreFacade, serializedPage, type NormalisedPage, type RecordStoreFacadeOptions } from './record-store-facade.js';
+import { clockSlotKey, type AppendOutcome, type PreparedRecord, type StoredRecord } from './stored-record.js';
 import type { AcceptedRecord } from './journal/accepted-record.js';
 import { IngestJournal } from './journal/ingest-journal.js';
 import { exactPairKey, SlotKnowledge } from './journal/slot-knowledge.js';
 import { mergeBySequence, UnappliedTail } from './journal/unapplied-tail.js';
-import type { LoomRecord } from '../../core/records/record.js';
-
-export interface NormalisedPage {
-  readonly after: number;
-  readonly limit: number;
-}
-
-export function clampLimit(limit: number | undefined, fallback: number, max: number): number {
-  if (limit === undefined) return fallback;
-  if (!Number.isInteger(limit) || limit < 0) throw new TypeError(`limit must be a non-negative integer, got ${limit}`);
-  return Math.min(limit, max);
-}
-
-export function checkCursor(after: number | undefined): number {
-  if (after === undefined) return 0;
-  if (!Number.isInteger(after) || after < 0) throw new TypeError(`cursor must be a non-negative integer, got ${after}`);
-  return after;
-}
 
 export interface IngestJournalSettings {
   /** Directory of the journal's segment files. */
@@ -87,9 +53,7 @@ export interface IngestJournalSettings {
   readonly applyGatherMs?: number;
 }
 
-export interface BaseRecordStoreOptions {
-  /** Upper bound on records per group commit. @default 2000 */
-  readonly maxBatch?: number;
+export interface JournaledRecordStoreOptions extends RecordStoreFacadeOptions {
   /** Acknowledge on an fsync'd journal and apply to the driver in large batches; null applies each group commit directly. */
   readonly journal?: IngestJournalSettings | null;
 }
@@ -98,10 +62,7 @@ export interface BaseRecordStoreOptions {
 const APPLY_RETRY_MS = 100;
 const APPLY_RETRY_MAX_MS = 5000;
 
-export abstract class BaseRecordStore implements RecordStore {
-  abstract readonly capabilities: StoreCapabilities;
-  private _status: StoreStatus = 'new';
-  private readonly commits: GroupCommit;
+export abstract class JournaledRecordStore extends RecordStoreFacade {
   private readonly journalSettings: IngestJournalSettings | null;
   private journal: IngestJournal | null = null;
   private readonly tail = new UnappliedTail();
@@ -117,16 +78,10 @@ export abstract class BaseRecordStore implements RecordStore {
   private retryTimer: NodeJS.Timeout | null = null;
   /** Callers waiting for the applier to reach a sequence. */
   private waiters: Array<{ sequence: number; resolve: () => void; reject: (error: unknown) => void }> = [];
-  /** Settles (never rejects) when the last `optimize` started or queued has: the next one starts after it, close() waits for it. */
-  private optimizing: Promise<void> | null = null;
 
-  constructor(options: BaseRecordStoreOptions = {}) {
-    this.commits = new GroupCommit((leaders) => this.commitBatch(leaders), options.maxBatch);
+  constructor(options: JournaledRecordStoreOptions = {}) {
+    super({ maxBatch: options.maxBatch });
     this.journalSettings = options.journal ?? null;
-  }
-
-  get status(): StoreStatus {
-    return this._status;
   }
 
   private _recovery: StoreRecovery | null = null;
@@ -134,27 +89,16 @@ export abstract class BaseRecordStore implements RecordStore {
     return this._recovery;
   }
 
-  async open(): Promise<void> {
-    if (this._status === 'open') return;
-    if (this._status !== 'new' && this._status !== 'closed') throw new LoomError('SERVICE_UNAVAILABLE', `record store is ${this._status}`);
-    this._status = 'opening';
+  protected override async openWrites(): Promise<void> {
     try {
-      await this._open();
-      try {
-        this.applied = this.head = await this._watermark();
-        if (this.journalSettings) await this.recoverJournal(this.journalSettings);
-        this.slots = new SlotKnowledge();
-        const pairs = this._slotPairs();
-        if (pairs) await this.slots.seed(pairs, this.head);
-      } catch (error) {
-        await this.journal?.close().catch(() => undefined);
-        this.journal = null;
-        await this._close().catch(() => undefined);
-        throw error;
-      }
-      this._status = 'open';
+      this.applied = this.head = await this._watermark();
+      if (this.journalSettings) await this.recoverJournal(this.journalSettings);
+      this.slots = new SlotKnowledge();
+      const pairs = this._slotPairs();
+      if (pairs) await this.slots.seed(pairs, this.head);
     } catch (error) {
-      this._status = 'closed';
+      await this.journal?.close().catch(() => undefined);
+      this.journal = null;
       throw error;
     }
   }
@@ -192,32 +136,22 @@ export abstract class BaseRecordStore implements RecordStore {
     };
   }
 
-  async close(): Promise<void> {
-    if (this._status === 'closed' || this._status === 'new') {
-      this._status = 'closed';
-      return;
-    }
-    if (this._status === 'closing') return;
-    this._status = 'closing';
+  protected override async finishWrites(): Promise<void> {
     this.checkGathering();
+    await super.finishWrites();
+    if (this.journal) await this.drainApplier();
+  }
+
+  protected override async releaseWrites(): Promise<void> {
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.retryTimer = null;
+    const journal = this.journal;
+    this.journal = null;
     try {
-      await this.commits.flush();
-      if (this.journal) await this.drainApplier();
+      // Everything applied: the segments can go. Otherwise they stay for the next open to replay.
+      if (journal) await journal.close(this.tail.size === 0 ? this.applied : undefined);
     } finally {
-      if (this.retryTimer) clearTimeout(this.retryTimer);
-      this.retryTimer = null;
-      const journal = this.journal;
-      this.journal = null;
-      try {
-        // Everything applied: the segments can go. Otherwise they stay for the next open to replay.
-        if (journal) await journal.close(this.tail.size === 0 ? this.applied : undefined);
-      } finally {
-        this.rejectWaiters(new LoomError('SERVICE_UNAVAILABLE', 'record store closed'));
-        // A running `_optimize` finishes before the driver closes under it (queued ones refuse to start).
-        await this.optimizing;
-        await this._close();
-        this._status = 'closed';
-      }
+      this.rejectWaiters(new LoomError('SERVICE_UNAVAILABLE', 'record store closed'));
     }
   }
 
@@ -232,30 +166,8 @@ export abstract class BaseRecordStore implements RecordStore {
     while (this.applying) await this.applying;
   }
 
-  protected assertOpen(): void {
-    if (this._status !== 'open') throw new LoomError('SERVICE_UNAVAILABLE', `record store is not open (${this._status})`);
-  }
-
-  append(prepared: PreparedRecord): Promise<AppendOutcome> {
-    try {
-      this.assertOpen();
-    } catch (error) {
-      return Promise.reject(error);
-    }
-    return this.commits.submit(prepared);
-  }
-
-  appendMany(prepared: readonly PreparedRecord[]): Promise<AppendOutcome[]> {
-    try {
-      this.assertOpen();
-    } catch (error) {
-      return Promise.reject(error);
-    }
-    return Promise.all(prepared.map((p) => this.commits.submit(p)));
-  }
-
   /** One group commit: leaders have no conflicts among themselves (GroupCommit sees to that). */
-  private async commitBatch(leaders: PreparedRecord[]): Promise<AppendOutcome[]> {
+  protected async _commitGroup(leaders: PreparedRecord[]): Promise<AppendOutcome[]> {
     if (this.journal) await this.roomInTail();
     // Most records are certainly free (see SlotKnowledge). For the rest: the tail first, then the
     // driver; a record that left the tail meanwhile was committed before it left.
@@ -341,7 +253,7 @@ export abstract class BaseRecordStore implements RecordStore {
       const retryMs = Math.min((this.applyFailure?.retryMs ?? APPLY_RETRY_MS / 2) * 2, APPLY_RETRY_MAX_MS);
       this.applyFailure = { error, retryMs };
       this.rejectWaiters(new LoomError('SERVICE_UNAVAILABLE', `applying records to the ${this.capabilities.backend} driver failed: ${String(error)}`));
-      if (this._status === 'open') {
+      if (this.status === 'open') {
         this.retryTimer = setTimeout(() => {
           this.retryTimer = null;
           this.startApplier();
@@ -376,7 +288,7 @@ export abstract class BaseRecordStore implements RecordStore {
 
   private shouldGather(): boolean {
     const target = (this.journalSettings?.maxApplyBatch ?? 10_000) / 2;
-    return this._status === 'open' && this.waiters.length === 0 && this.tail.size < target;
+    return this.status === 'open' && this.waiters.length === 0 && this.tail.size < target;
   }
 
   /** Ends a gathering pause once it no longer has a reason to last. */
@@ -396,9 +308,8 @@ export abstract class BaseRecordStore implements RecordStore {
     });
   }
 
-  /** Waits until the driver holds every record acknowledged so far: reads the tail cannot answer. */
-  /** Resolves once the driver holds everything acknowledged so far (the journal tail applied). */
-  protected caughtUp(): Promise<void> {
+  /** Resolves once the driver holds everything acknowledged so far (the journal tail applied): reads the tail cannot answer. */
+  protected override caughtUp(): Promise<void> {
     return this.reached(this.head);
   }
 
@@ -418,124 +329,49 @@ export abstract class BaseRecordStore implements RecordStore {
     for (const waiter of waiters) waiter.reject(error);
   }
 
-  async get(id: string): Promise<StoredRecord | undefined> {
-    this.assertOpen();
-    if (typeof id !== 'string') throw new TypeError('id must be a string');
+  protected async _readRecord(id: string): Promise<StoredRecord | undefined> {
     return this.tail.get(id) ?? this._get(id);
   }
 
-  async listByThread(thread: string, page: PageRequest = {}): Promise<RecordPage> {
-    this.assertOpen();
-    const normalised = this.normalise(page);
-    const unapplied = this.tail.select(normalised.after, normalised.limit, (stored) => stored.record.thread === thread);
-    return this.pageOf(mergeBySequence(await this._listByThread(thread, normalised), unapplied, normalised.limit), page);
+  // Each read selects from the tail before it asks the driver: a record the applier moves meanwhile is then found in one or the other.
+  protected async _readThread(thread: string, page: NormalisedPage): Promise<StoredRecord[]> {
+    const unapplied = this.tail.select(page.after, page.limit, (stored) => stored.record.thread === thread);
+    return mergeBySequence(await this._listByThread(thread, page), unapplied, page.limit);
   }
 
+  /**
+   * `listByThread` as wire JSON, built from the text a driver keeps
+   * (`_listByThreadSerialized`). Optional in the contract, so not the
+   * façade's: a driver without it leaves serialising to the record reader.
+   */
   async listByThreadSerialized(thread: string, page: PageRequest = {}): Promise<SerializedRecordPage> {
-    this.assertOpen();
-    const normalised = this.normalise(page);
-    const limit = clampLimit(page.limit, PAGE_DEFAULT_LIMIT, PAGE_MAX_LIMIT);
+    const normalised = this.checkPage(page);
+    const limit = normalised.limit - 1;
     // Records of this thread still in the unapplied tail: merged from objects (rare: the applier lags by milliseconds).
     if (this.tail.select(normalised.after, 1, (stored) => stored.record.thread === thread).length > 0) {
-      const records = await this.listByThread(thread, page);
-      return serializePage(records.items, records.nextAfter);
+      return serializedPage(await this._readThread(thread, normalised), limit);
     }
     return this._listByThreadSerialized(thread, normalised.after, limit);
   }
 
-  async listByActor(actor: string, page: PageRequest = {}): Promise<RecordPage> {
-    this.assertOpen();
-    const normalised = this.normalise(page);
-    const unapplied = this.tail.select(normalised.after, normalised.limit, (stored) => stored.record.actor === actor);
-    return this.pageOf(mergeBySequence(await this._listByActor(actor, normalised), unapplied, normalised.limit), page);
+  protected async _readActor(actor: string, page: NormalisedPage): Promise<StoredRecord[]> {
+    const unapplied = this.tail.select(page.after, page.limit, (stored) => stored.record.actor === actor);
+    return mergeBySequence(await this._listByActor(actor, page), unapplied, page.limit);
   }
 
-  async changesSince(after: number, limit?: number): Promise<StoredRecord[]> {
-    this.assertOpen();
-    const cursor = checkCursor(after);
-    const max = clampLimit(limit, CHANGES_DEFAULT_LIMIT, CHANGES_MAX_LIMIT);
-    const unapplied = this.tail.select(cursor, max);
+  protected async _readChanges(after: number, limit: number): Promise<StoredRecord[]> {
+    const unapplied = this.tail.select(after, limit);
     // The driver's part ends where the tail begins (when the tail holds the whole page, it alone answers).
-    if (max > 0 && unapplied.length === max && unapplied[0]!.sequence === cursor + 1) return unapplied;
-    return mergeBySequence(await this._changesSince(cursor, max), unapplied, max);
+    if (unapplied.length === limit && unapplied[0]!.sequence === after + 1) return unapplied;
+    return mergeBySequence(await this._changesSince(after, limit), unapplied, limit);
   }
 
-  async watermark(): Promise<number> {
-    this.assertOpen();
+  protected async _readHead(): Promise<number> {
     return this.head;
   }
 
-  async listThreads(page: { after?: string; limit?: number } = {}): Promise<ThreadSummaryPage> {
-    this.assertOpen();
-    const limit = clampLimit(page.limit, PAGE_DEFAULT_LIMIT, PAGE_MAX_LIMIT);
-    await this.caughtUp();
-    // Ask for one more than the page to learn whether another page exists.
-    const items = await this._listThreads(page.after ?? '', limit + 1);
-    const more = items.length > limit;
-    const pageItems = more ? items.slice(0, limit) : items;
-    return { items: pageItems, nextAfter: more && pageItems.length > 0 ? pageItems[pageItems.length - 1]!.thread : null };
-  }
+  // The driver's primitives: over what it has applied, never the unapplied tail.
 
-  async query(query: ParsedQuery, options: QueryOptions = {}): Promise<QueryResult> {
-    this.assertOpen();
-    const filter: FilterNode = options.scope ? { op: 'and', nodes: [options.scope, query.filter] } : query.filter;
-    await this.caughtUp();
-    const result = await this._query({ ...query, filter });
-    return { ...result, capped: query.offset + result.items.length < result.matchedTotal };
-  }
-
-  async optimize(): Promise<string> {
-    this.assertOpen();
-    const previous = this.optimizing;
-    const run = previous
-      ? previous.then(() => {
-          // Queued behind another run while the store began closing: refuse rather than hold close() up.
-          this.assertOpen();
-          return this._optimize();
-        })
-      : this._optimize();
-    const settled = run.then(
-      () => undefined,
-      () => undefined,
-    );
-    this.optimizing = settled;
-    void settled.then(() => {
-      if (this.optimizing === settled) this.optimizing = null;
-    });
-    return run;
-  }
-
-  /**
-   * A consistent copy of the log: waits until the driver holds everything
-   * acknowledged so far (the journal's tail applied), then lets the driver
-   * copy from one snapshot of itself while appends go on.
-   */
-  async backup(destination: string): Promise<StoreBackup> {
-    this.assertOpen();
-    if (!this.capabilities.onlineBackup) throw new LoomError('BACKUP_NOT_SUPPORTED', `the ${this.capabilities.backend} driver takes no online backup`);
-    await this.caughtUp();
-    return this._backup(destination);
-  }
-
-  /** Drivers with `onlineBackup`: copy the store, from one snapshot, into `destination` (an empty directory). */
-  protected _backup(_destination: string): Promise<StoreBackup> {
-    return Promise.reject(new LoomError('BACKUP_NOT_SUPPORTED', `the ${this.capabilities.backend} driver takes no online backup`));
-  }
-
-  private normalise(page: PageRequest): NormalisedPage {
-    // One extra row tells whether there is a next page.
-    return { after: checkCursor(page.after), limit: clampLimit(page.limit, PAGE_DEFAULT_LIMIT, PAGE_MAX_LIMIT) + 1 };
-  }
-
-  private pageOf(items: StoredRecord[], page: PageRequest): RecordPage {
-    const limit = clampLimit(page.limit, PAGE_DEFAULT_LIMIT, PAGE_MAX_LIMIT);
-    const more = items.length > limit;
-    const pageItems = more ? items.slice(0, limit) : items;
-    return { items: pageItems, nextAfter: more && pageItems.length > 0 ? pageItems[pageItems.length - 1]!.sequence : null };
-  }
-
-  protected abstract _open(): Promise<void>;
-  protected abstract _close(): Promise<void>;
   /**
    * Stored records holding any of these records' (actor, thread, clock)
    * slots, in any order. (A stored record with the same id holds the same
@@ -554,10 +390,7 @@ export abstract class BaseRecordStore implements RecordStore {
   protected abstract _listByThread(thread: string, page: NormalisedPage): Promise<StoredRecord[]>;
   /** A thread page as wire JSON, from the driver alone; drivers that keep a record's text override it. */
   protected async _listByThreadSerialized(thread: string, after: number, limit: number): Promise<SerializedRecordPage> {
-    const items = await this._listByThread(thread, { after, limit: limit + 1 });
-    const more = items.length > limit;
-    const kept = more ? items.slice(0, limit) : items;
-    return serializePage(kept, more && kept.length > 0 ? kept[kept.length - 1]!.sequence : null);
+    return serializedPage(await this._listByThread(thread, { after, limit: limit + 1 }), limit);
   }
   protected abstract _listByActor(actor: string, page: NormalisedPage): Promise<StoredRecord[]>;
   protected abstract _changesSince(after: number, limit: number): Promise<StoredRecord[]>;
@@ -577,25 +410,4 @@ export abstract class BaseRecordStore implements RecordStore {
   }
   /** Highest sequence the driver holds (0 when empty); read once, on open. */
   protected abstract _watermark(): Promise<number>;
-  /** Up to `limit` thread summaries with thread id > `after`, ascending by thread id. */
-  protected abstract _listThreads(after: string, limit: number): Promise<import('./record-store.js').ThreadSummary[]>;
-  /**
-   * Runs a parsed query (filter already includes any scope). Must give exactly
-   * the results of `matchesFilter` + `compareForSort` + offset/limit;
-   * `plan` only when `query.explain`. `capped` is computed by the base class.
-   */
-  protected abstract _query(query: ParsedQuery): Promise<Omit<QueryResult, 'capped'>>;
-  /**
-   * Storage housekeeping behind `optimize()`; resolves with a one-line
-   * summary for the log. Runs only while the store is open, one call at a
-   * time, and `_close()` waits for it. It is NOT serialised with
-   * `_applyBatch`, `_lookupSlots` or reads, which may run meanwhile: it must
-   * leave every stored record readable as before, and a driver whose
-   * maintenance must not interleave with a batch (e.g. on a connection that
-   * would run it inside the batch's transaction) serialises it with
-   * `_applyBatch` itself. The default has nothing to do.
-   */
-  protected _optimize(): Promise<string> {
-    return Promise.resolve(`${this.capabilities.backend}: nothing to optimise`);
-  }
 }
