@@ -145,6 +145,7 @@ describe('validateRecordInput', () => {
       ['judged_by', {}],
       ['judged_by', ''],
       ['judged_by', 'x'.repeat(MAX_JUDGED_BY_LENGTH + 1)],
+      ['judged_by', 'a\u0000b'],
     ];
     for (const [field, value, reported = field] of wrongTypes) {
       it(`refuses ${field} = ${JSON.stringify(value)?.slice(0, 40)}`, () => expectRefused(withField(field, value), reported));

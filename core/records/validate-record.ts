@@ -108,6 +108,8 @@ export function validateRecordInput(input: unknown): RecordValidation {
   }
   // Not hashed, so canonicalisation never sees it; a lone surrogate cannot be stored as UTF-8 faithfully.
   if (typeof judgedBy === 'string' && LONE_SURROGATE.test(judgedBy)) return fail('judged_by', 'must be well-formed Unicode (it contains a lone UTF-16 surrogate)');
+  // A pointer has no use for NUL, and PostgreSQL's text cannot hold it: refused on every driver alike.
+  if (typeof judgedBy === 'string' && judgedBy.includes('\u0000')) return fail('judged_by', 'must not contain U+0000 (NUL)');
 
   const claimedId = input.id;
   if (claimedId !== undefined && (typeof claimedId !== 'string' || !RECORD_ID_PATTERN.test(claimedId))) {

@@ -170,7 +170,7 @@ export function readSuite(context: SuiteContext): void {
       const { store } = harness();
       if (!store.listByThreadSerialized) this.skip();
       const main = threadId('serialized');
-      const judged = [null, 'plain', 'quote " backslash \\ newline \n tab \t \u0001 \u2028 emoji 😀 é', '\u0000 nul ,"created_at":3'];
+      const judged = [null, 'plain', 'quote " backslash \\ newline \n tab \t \u0001 \u2028 emoji 😀 é', '\u0007 bell ,"created_at":3'];
       const prepared = Array.from({ length: 7 }, (_, clock) =>
         makePrepared({
           thread: main,
