@@ -19,7 +19,7 @@ function sinks() {
     facts: new DiscoveryFacts(),
     log: silentLogger,
     dataDir: null,
-    fold: () => {},
+    fold: () => ({ state: () => undefined, snapshot: () => ({ state: undefined, watermark: 0 }) }),
     systemThread: () => {},
     loop: () => {},
     ingestGate: () => {},

@@ -20,6 +20,7 @@ import type { Logger } from './logger.js';
 import type { LoomPlugin, PluginRegistration } from './plugin.js';
 import type { RequestObserver } from './request-observer.js';
 import type { PluginScope } from './plugin-scope.js';
+import type { OwnFold } from './own-fold.js';
 import type { RouteCatalog } from './route-catalog.js';
 
 export class PluginError extends Error {
@@ -37,7 +38,7 @@ export interface PluginSinks {
   readonly log: Logger;
   /** The data directory of a persistent store, or null. */
   readonly dataDir: string | null;
-  fold(fold: AnyFold): void;
+  fold(fold: AnyFold): OwnFold<unknown>;
   systemThread(thread: string): void;
   loop(loop: EngineLoop): void;
   ingestGate(gate: IngestGate): void;
@@ -125,7 +126,7 @@ export async function registerPlugins(registrations: readonly PluginRegistration
         bindValue(sinks.root, key, value);
       },
       route: (decl) => sinks.catalog.add(plugin.name, decl),
-      fold: (fold) => sinks.fold(fold),
+      fold: <S>(fold: AnyFold) => sinks.fold(fold) as OwnFold<S>,
       systemThread: (thread) => sinks.systemThread(thread),
       loop: (loop) => sinks.loop(loop),
       ingestGate: (gate) => {

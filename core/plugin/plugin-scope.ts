@@ -4,12 +4,13 @@
  */
 import type { DependencyContainer } from 'tsyringe';
 import type { Token } from '../di/token.js';
-import type { AnyFold } from '../folds/fold.js';
+import type { Fold } from '../folds/fold.js';
 import type { EngineLoop } from '../engine/engine-loop.js';
 import type { IngestGate } from '../access/ingest-gate.js';
 import type { ReadPolicy } from '../access/read-policy.js';
 import type { ConfigTopic } from '../folds/config/config-topic.js';
 import type { Logger } from './logger.js';
+import type { OwnFold } from './own-fold.js';
 import type { DiscoverySurface } from './discovery-facts.js';
 import type { AnyRouteDecl } from './route.js';
 import type { RequestObserver } from './request-observer.js';
@@ -22,7 +23,8 @@ export interface PluginScope {
   /** Registers a service in the root container so dependent plugins can inject it. */
   expose<T>(key: Token<T>, value: T): void;
   route(decl: AnyRouteDecl): void;
-  fold(fold: AnyFold): void;
+  /** Registers a fold; for a global fold, the handle reads this plugin's own state in-process (core/plugin/own-fold.ts). */
+  fold<S>(fold: Fold<S, any>): OwnFold<S>;
   /**
    * Declares a control thread this plugin writes (like the reserved threads
    * of §2.3): folds over coordination work (`ignoresSystemThreads`) skip it.

@@ -16,6 +16,8 @@ import { RecordBusToken } from '../engine/broadcast.js';
 import { FoldEngineToken } from '../engine/fold-engine.js';
 import { IngestorToken } from '../engine/ingest.js';
 import { LoomEngine, LoomEngineToken } from '../engine/loom-engine.js';
+import { EngineStatusToken, engineStatus } from '../engine/engine-status.js';
+import { ConfigTopicsToken } from '../engine/config-topics.js';
 import { LogCriticalSection, LogCriticalSectionToken } from '../engine/log-critical-section.js';
 import { RecordReaderToken } from '../engine/record-reader.js';
 import { Config } from '../folds/config/config-topic.js';
@@ -137,6 +139,9 @@ export async function createLoom(options: LoomOptions): Promise<Loom> {
   bindValue(root, IngestorToken, engine.ingestor);
   bindValue(root, RecordReaderToken, engine.reader);
   bindValue(root, Config, engine.config);
+  // The narrow views plugins get instead of the engine (no route or plugin resolves LoomEngineToken).
+  bindValue(root, EngineStatusToken, engineStatus(engine));
+  bindValue(root, ConfigTopicsToken, engine.configTopics);
   bindValue(root, CapabilityFlagsToken, capabilities);
   const facts = new DiscoveryFacts();
   bindValue(root, DiscoveryFactsToken, facts);
@@ -155,7 +160,10 @@ export async function createLoom(options: LoomOptions): Promise<Loom> {
     log,
     dataDir,
     systemThread: (thread) => engine.folds.registerSystemThread(thread),
-    fold: (fold) => engine.folds.register(fold),
+    fold: (fold) => {
+      engine.folds.register(fold);
+      return { state: () => engine.folds.globalState(fold.name), snapshot: () => engine.folds.globalSnapshot(fold.name) };
+    },
     loop: (loop) => engine.addLoop(loop),
     ingestGate: (gate) => engine.addIngestGate(gate),
     readPolicy: (policy) => engine.addReadPolicy(policy),
