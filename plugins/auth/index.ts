@@ -68,6 +68,7 @@ export { RecredentialDoorToken } from './recredential-door.js';
 export { CredentialServiceToken } from './credential-service.js';
 export { parseBearer, formatBearer, mintSecret, tokenIdOf, SECRET_PATTERN } from './bearer-token.js';
 export { identityOf, IdentitySchema } from './identity.js';
+export { serviceAccountOf, grantOf, grantChainOf, SERVICE_ACCOUNT_CLAIM, GRANT_CLAIM, GRANT_CHAIN_CLAIM } from './caller-claims.js';
 export { SCOPE_PRESETS } from './scope-presets.js';
 
 export const AUTH_ROUTES = [
