@@ -26,6 +26,7 @@ function sinks() {
     readPolicy: () => {},
     configTopic: () => {},
     requestObserver: () => {},
+    corsHeader: () => {},
     backupState: () => {},
   };
 }

@@ -45,6 +45,7 @@ export interface PluginSinks {
   readPolicy(policy: ReadPolicy): void;
   configTopic(topic: ConfigTopic, owner: string): void;
   requestObserver(observer: RequestObserver): void;
+  corsHeader(name: string): void;
   backupState(entry: BackupStateEntry): void;
 }
 
@@ -139,6 +140,12 @@ export async function registerPlugins(registrations: readonly PluginRegistration
       },
       configTopic: (topic) => sinks.configTopic(topic, plugin.name),
       observeRequests: (observer) => sinks.requestObserver(observer),
+      corsHeaders: (names) => {
+        for (const name of names) {
+          if (!/^[a-z0-9][a-z0-9-]*$/.test(name)) throw new PluginError(`CORS header "${name}" of plugin "${plugin.name}" must be a lower-case header name`);
+          sinks.corsHeader(name);
+        }
+      },
       backupState: (paths) => {
         for (const path of paths) sinks.backupState({ plugin: plugin.name, path: `plugins/${plugin.name}/${path}` });
       },

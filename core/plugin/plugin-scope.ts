@@ -35,6 +35,12 @@ export interface PluginScope {
   ingestGate(gate: IngestGate): void;
   /** Adds a read restriction every read surface applies (core/access/read-policy.ts). */
   readPolicy(policy: ReadPolicy): void;
+  /**
+   * Request headers a browser may send to this plugin's routes (answered in
+   * CORS preflights), lower-case: `x-service-actor` for an authenticator's
+   * actor claim, `last-event-id` for an event stream's resume.
+   */
+  corsHeaders(names: readonly string[]): void;
   /** Sees every answered request (core/plugin/request-observer.ts): metrics, access logs. */
   observeRequests(observer: RequestObserver): void;
   /**

@@ -149,6 +149,7 @@ export async function createLoom(options: LoomOptions): Promise<Loom> {
 
   const catalog = new RouteCatalog();
   const observers: RequestObserver[] = [];
+  const corsHeaders = new Set<string>();
   const backupState = new BackupState();
   bindValue(root, BackupStateToken, backupState);
   bindValue(root, RouteCatalogToken, catalog);
@@ -169,11 +170,13 @@ export async function createLoom(options: LoomOptions): Promise<Loom> {
     readPolicy: (policy) => engine.addReadPolicy(policy),
     configTopic: (topic, owner) => engine.configTopics.register(topic, owner),
     requestObserver: (observer) => observers.push(observer),
+    corsHeader: (name) => corsHeaders.add(name),
     backupState: (entry) => backupState.add(entry),
   });
 
   // Resolved once, not per request: the request path stays free of container lookups.
   authenticator = root.isRegistered(Authenticator, false) ? root.resolve<Authenticator>(Authenticator) : null;
+  catalog.declareAuthenticatorErrors(authenticator?.errors ?? []);
   const cors = root.isRegistered(CorsPolicy, false) ? root.resolve<CorsPolicy>(CorsPolicy) : null;
   const authorizeOptions = { authenticator, enforcementDisabled: options.insecureLocalhost === true };
   const host = options.insecureLocalhost ? '127.0.0.1' : (options.host ?? '127.0.0.1');
@@ -184,6 +187,7 @@ export async function createLoom(options: LoomOptions): Promise<Loom> {
     rateLimit: options.rateLimit ?? null,
     checkResponses: options.checkResponses ?? process.env['LOOM_CHECK_RESPONSES'] === '1',
     observers,
+    corsHeaders: [...corsHeaders],
     connections: {
       headersTimeoutMs: options.headersTimeoutMs ?? DEFAULT_CONNECTION_LIMITS.headersTimeoutMs,
       requestTimeoutMs: options.requestTimeoutMs ?? DEFAULT_CONNECTION_LIMITS.requestTimeoutMs,

@@ -26,6 +26,8 @@ const REFUSED = 'invalid, unknown, expired or revoked bearer token';
 const BEARER = /^Bearer +([\x21-\x7e]+) *$/i;
 
 export class BearerAuthenticator implements Authenticator {
+  /** A delegated credential whose grant no longer holds; an X-Service-Actor the credential may not claim. */
+  readonly errors = ['GRANT_REVOKED', 'GRANT_EXPIRED', 'DID_CLAIM_DENIED'] as const;
   private cache = new Map<string, Caller>();
   private cacheVersion = -1;
   /** When each token was last presented (memory only: a read must not write a record). */

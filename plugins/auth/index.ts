@@ -133,6 +133,8 @@ export const authPlugin = definePlugin({
     scope.systemThread(AUTH_THREAD);
     scope.fold(grantFold);
     scope.expose(Authenticator, authenticator);
+    // The actor claim (bearer-authenticator.ts) travels in this header.
+    scope.corsHeaders(['x-service-actor']);
     scope.expose(CorsPolicy, authCorsPolicy(authenticator, config));
     // Rule 8 (spec §5.4): whoever judges work resolves both sides through their grant chains.
     scope.expose(PrincipalResolver, { principalOf: (did) => credentials.state().grants.principalOf(did, Date.now()) });

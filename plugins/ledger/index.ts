@@ -83,6 +83,8 @@ export const ledgerPlugin = definePlugin({
     scope.describe('health', 'watchers', () => ({ open: watchers.open, max: watchers.max }));
     bindValue(scope.container, StorageProbeToken, new StorageProbe(resolve(scope.container, EngineStatusToken), resolve(scope.container, ServerInfo).dataDir));
     for (const route of LEDGER_ROUTES) scope.route(route);
+    // A thread watch resumes from the event id a browser's EventSource sends back.
+    scope.corsHeaders(['last-event-id']);
     // The chrome is the instance's public face (GET /v1/instance/bootstrap answers anyone): its routes read the ledger's own fold.
     bindValue(scope.container, InstanceChromeToken, scope.fold(instanceChromeFold));
     for (const flag of ['records.ingest', 'records.read', 'records.query', 'threads.read', 'threads.project', 'threads.watch', 'folds.read', 'config.read', 'config.write', 'threads.create', 'threads.archive', 'instance.chrome', 'namespaces.narrowing']) {
