@@ -73,7 +73,12 @@ export function orderPlugins(plugins: readonly LoomPlugin[]): LoomPlugin[] {
     for (const dependency of plugin.dependencies ?? []) {
       if (!byName.has(dependency)) throw new PluginError(`plugin "${plugin.name}" depends on plugin "${dependency}", which is not registered`);
     }
+    for (const dependency of plugin.optionalDependencies ?? []) {
+      if (plugin.dependencies?.includes(dependency)) throw new PluginError(`plugin "${plugin.name}" lists "${dependency}" as both a dependency and an optional one`);
+    }
   }
+  // An optional dependency that is loaded orders like a dependency; one that is not is skipped.
+  const before = (plugin: LoomPlugin) => [...(plugin.dependencies ?? []), ...(plugin.optionalDependencies ?? []).filter((name) => byName.has(name))];
   const ordered: LoomPlugin[] = [];
   const state = new Map<string, 'visiting' | 'done'>();
   const visit = (plugin: LoomPlugin, path: string[]) => {
@@ -81,7 +86,7 @@ export function orderPlugins(plugins: readonly LoomPlugin[]): LoomPlugin[] {
     if (mark === 'done') return;
     if (mark === 'visiting') throw new PluginError(`plugin dependency cycle: ${[...path, plugin.name].join(' -> ')}`);
     state.set(plugin.name, 'visiting');
-    for (const dependency of plugin.dependencies ?? []) visit(byName.get(dependency)!, [...path, plugin.name]);
+    for (const dependency of before(plugin)) visit(byName.get(dependency)!, [...path, plugin.name]);
     state.set(plugin.name, 'done');
     ordered.push(plugin);
   };
