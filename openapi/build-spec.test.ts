@@ -39,9 +39,13 @@ const listItems = defineRoute({
   handler: () => ({}),
 });
 
+/** What a bearer authenticator like the auth plugin's declares it throws besides AUTH_REQUIRED. */
+const AUTHENTICATOR_ERRORS = ['GRANT_REVOKED', 'GRANT_EXPIRED', 'DID_CLAIM_DENIED'] as const;
+
 function catalogOf(...routes: AnyRouteDecl[]): RouteCatalog {
   const catalog = new RouteCatalog();
   for (const route of routes) catalog.add('test', route);
+  catalog.declareAuthenticatorErrors(AUTHENTICATOR_ERRORS);
   return catalog;
 }
 
@@ -102,6 +106,14 @@ describe('buildOpenApi', () => {
     expect(Object.keys(listResponses)).to.deep.equal(['200', '206', 'default']);
     expect((listResponses['default'] as { content?: unknown }).content).to.deep.equal({ 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } });
     expect(listResponses['206'].content).to.deep.equal({ 'text/plain': {} });
+  });
+
+  it("lists the authenticator's own codes only as it declares them: core adds AUTH_REQUIRED and SCOPE_FORBIDDEN alone", () => {
+    const bare = new RouteCatalog();
+    bare.add('test', putItem);
+    const responses = buildOpenApi(bare, { version: '1' }).paths!['/v1/items/{id}']!.put!.responses!;
+    expect(responses['401'].description).to.equal('Error envelope; code is one of: AUTH_REQUIRED.');
+    expect(responses['403'].description).to.equal('Error envelope; code is one of: SCOPE_FORBIDDEN.');
   });
 
   it('is deterministic', () => {

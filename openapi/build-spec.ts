@@ -5,7 +5,6 @@
  * Output is deterministic (catalogue order for paths, status order for
  * responses, name order for components), so the drift test is meaningful.
  */
-import { authErrors } from '../core/plugin/route.js';
 import {
   OpenApiBuilder,
   type OpenAPIObject,
@@ -79,7 +78,7 @@ export function securityOf(route: AnyRouteDecl): Array<Record<string, string[]>>
   return [{ [BEARER_SCHEME]: route.auth.scope === null ? [] : [route.auth.scope] }];
 }
 
-function responses(route: AnyRouteDecl, components: ComponentRegistry): ResponsesObject {
+function responses(route: AnyRouteDecl, components: ComponentRegistry, catalog: RouteCatalog): ResponsesObject {
   const out: ResponsesObject = {};
   for (const status of Object.keys(route.responses).map(Number).sort(byNumber)) {
     const spec = route.responses[status]!;
@@ -89,7 +88,7 @@ function responses(route: AnyRouteDecl, components: ComponentRegistry): Response
     out[String(status)] = spec.binary || spec.schema || spec.contentType ? { description: spec.description, content: { [contentType]: media } } : { description: spec.description };
   }
   const byStatus = new Map<number, ErrorCode[]>();
-  for (const code of [...route.errors, ...authErrors(route)]) {
+  for (const code of [...route.errors, ...catalog.authErrors(route)]) {
     const codes = byStatus.get(errorStatus(code)) ?? [];
     if (!codes.includes(code)) codes.push(code);
     byStatus.set(errorStatus(code), codes);
@@ -105,7 +104,7 @@ function responses(route: AnyRouteDecl, components: ComponentRegistry): Response
   return out;
 }
 
-function operation(route: AnyRouteDecl, components: ComponentRegistry): OperationObject {
+function operation(route: AnyRouteDecl, components: ComponentRegistry, catalog: RouteCatalog): OperationObject {
   const params = parameters(route, components);
   const body = route.request?.body;
   const raw: RawBodySpec | undefined = route.request?.raw;
@@ -130,7 +129,7 @@ function operation(route: AnyRouteDecl, components: ComponentRegistry): Operatio
         }
       : {}),
     ...(raw ? { requestBody: { required: true, description: raw.description, content: Object.fromEntries((raw.contentTypes ?? ['application/octet-stream']).map((type) => [type, { schema: BINARY }])) } } : {}),
-    responses: responses(route, components),
+    responses: responses(route, components, catalog),
   };
 }
 
@@ -151,7 +150,7 @@ export function buildOpenApi(catalog: RouteCatalog, info: OpenApiInfo): OpenAPIO
     paths: {},
     components: { schemas: {}, securitySchemes: {} },
   });
-  for (const { route } of entries) builder.addPath(route.path, { [route.method.toLowerCase()]: operation(route, components) });
+  for (const { route } of entries) builder.addPath(route.path, { [route.method.toLowerCase()]: operation(route, components, catalog) });
   for (const [name, schema] of components.sorted()) builder.addSchema(name, schema as SchemaObject);
   const capabilities = new Map<string, CapabilityScheme>();
   for (const { route } of entries) if (typeof route.auth === 'object' && route.auth.orCapability) capabilities.set(route.auth.orCapability.name, route.auth.orCapability);

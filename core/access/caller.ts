@@ -19,10 +19,12 @@ export interface Caller {
   readonly kind: CallerKind;
   /** The principal DID the credential belongs to; null for anonymous and local. */
   readonly principal: string | null;
-  /** The service account the credential was minted for, if any. */
-  readonly serviceAccountId: string | null;
-  /** The credential's own id (a token id), if any. */
-  readonly credentialId: string | null;
+  /**
+   * The presented credential's id as its issuer names it (a token id), opaque
+   * to core: per-credential rate limits and denial logs key on it. Null
+   * without a credential.
+   */
+  readonly credential: string | null;
   /** Scopes and wire grains as snapshotted at issuance (spec §5.2, §5.3), e.g. `records:read`, `thread:th_…:read`. */
   readonly scopes: readonly string[];
   /** DIDs this credential may write as (exact DIDs, or a prefix ending in `*`). */
@@ -31,24 +33,22 @@ export interface Caller {
   readonly actor: string | null;
   /** ISO 8601 expiry of the credential, or null for none. */
   readonly expiresAt: string | null;
-  /** The delegation grant this credential is parented to, and its ancestors back to the root (spec §5.4). */
-  readonly grantId: string | null;
-  readonly grantChain: readonly string[];
-  /** Facts only their issuing plugin interprets, keyed `<plugin>.<name>`. */
+  /**
+   * Facts only their issuing plugin interprets, keyed `<plugin>.<name>`
+   * (the auth plugin's service account and grant chain among them), read
+   * through the typed accessors that plugin's index exports.
+   */
   readonly claims: Readonly<Record<string, unknown>>;
 }
 
 function caller(fields: Partial<Caller> & Pick<Caller, 'kind'>): Caller {
   return Object.freeze({
     principal: null,
-    serviceAccountId: null,
-    credentialId: null,
+    credential: null,
     scopes: Object.freeze([]),
     actors: Object.freeze([]),
     actor: null,
     expiresAt: null,
-    grantId: null,
-    grantChain: Object.freeze([]),
     claims: Object.freeze({}),
     ...fields,
   });
@@ -61,7 +61,6 @@ export function credentialCaller(fields: Partial<Omit<Caller, 'kind'>>): Caller 
     kind: 'credential',
     scopes: Object.freeze([...(fields.scopes ?? [])]),
     actors: Object.freeze([...(fields.actors ?? [])]),
-    grantChain: Object.freeze([...(fields.grantChain ?? [])]),
     claims: Object.freeze({ ...(fields.claims ?? {}) }),
   });
 }

@@ -65,7 +65,18 @@ describe('ingest pipeline', () => {
       const error = await refusal(t.engine.ingestor.ingest(ENGINE_WRITE, input));
       expect(error.code, field).to.equal('INVALID_SHAPE');
       expect(error.message, field).to.contain(field);
+      // The failing path travels as a fact (in-process only), so no reader parses the message.
+      expect(error.facts['path'], field).to.equal(field);
+      expect(error.toEnvelope(), field).to.not.have.property('path');
     }
+  });
+
+  it("marks a claimed id that is not the content's hash as reason id_mismatch, with the computed id", async () => {
+    const input = rec({ clock: 0 });
+    const error = await refusal(t.engine.ingestor.ingest(ENGINE_WRITE, { ...input, id: '0'.repeat(64) }));
+    expect(error.facts).to.include({ path: 'id', reason: 'id_mismatch', computed_id: computeRecordId({ ...input, parents: [] } as never) });
+    const malformed = await refusal(t.engine.ingestor.ingest(ENGINE_WRITE, { ...input, clock: -1 }));
+    expect(malformed.facts).to.not.have.property('reason');
   });
 
   it('accepts the id when the client echoes the right one', async () => {

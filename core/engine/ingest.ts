@@ -74,28 +74,33 @@ export class Ingestor {
   /** Validates, hashes and narrows: core's fixed checks. Throws LoomError. */
   private check(input: unknown): PreparedRecord {
     const validation = validateRecordInput(input);
-    if (!validation.ok) throw new LoomError('INVALID_SHAPE', validation.message);
+    if (!validation.ok) throw new LoomError('INVALID_SHAPE', validation.message, undefined, { path: validation.field });
     let content: CanonicalRecordContent;
     try {
       content = canonicalRecordContent(validation.fields);
     } catch (error) {
-      if (error instanceof CanonicalJsonError) throw new LoomError('INVALID_SHAPE', `body: ${error.message}`);
+      if (error instanceof CanonicalJsonError) throw new LoomError('INVALID_SHAPE', `body: ${error.message}`, undefined, { path: 'body' });
       throw error;
     }
     const id = this.deps.sha256Hex(content.text);
     if (validation.claimedId !== undefined && validation.claimedId !== id) {
-      throw new LoomError('INVALID_SHAPE', `id: does not match the record's content (computed ${id}); omit id, the server computes it`);
+      // The fact lets a receiver tell tampered content from a malformed record without reading the message.
+      throw new LoomError('INVALID_SHAPE', `id: does not match the record's content (computed ${id}); omit id, the server computes it`, undefined, {
+        path: 'id',
+        reason: 'id_mismatch',
+        computed_id: id,
+      });
     }
     // The stored record keeps the checked canonical copies: the client's objects are neither frozen nor shared.
     const record = makeRecord(id, { ...validation.fields, body: content.body, parents: content.parents });
     const declared = record.body['namespace'];
     if (declared !== undefined && typeof declared !== 'string') {
-      throw new LoomError('INVALID_SHAPE', 'body.namespace: must be a string of /-separated segments when present');
+      throw new LoomError('INVALID_SHAPE', 'body.namespace: must be a string of /-separated segments when present', undefined, { path: 'body.namespace' });
     }
     const namespace = namespaceOf(record);
     const refusal = namespaceRefusal(this.deps.namespaces(), namespace);
     // A malformed name is the request's mistake (400); an unknown or archived namespace is a refusal (403).
-    if (refusal) throw new LoomError(refusal.malformed ? 'INVALID_SHAPE' : 'NAMESPACE_REJECTED', refusal.malformed ? `body.namespace: ${refusal.message}` : refusal.message);
+    if (refusal) throw new LoomError(refusal.malformed ? 'INVALID_SHAPE' : 'NAMESPACE_REJECTED', refusal.malformed ? `body.namespace: ${refusal.message}` : refusal.message, undefined, { path: 'body.namespace' });
     return { record, namespace, createdAt: this.now() };
   }
 

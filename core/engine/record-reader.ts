@@ -258,6 +258,11 @@ export class RecordReader {
     return this.folds.systemThreadIds();
   }
 
+  /** Whether `thread` is a reserved or plugin control thread (the kernel's one rule). */
+  isSystemThread(thread: string): boolean {
+    return this.folds.isSystemThread(thread);
+  }
+
   hasFold(name: string): boolean {
     return this.folds.has(name);
   }

@@ -14,7 +14,10 @@ export class LoomError extends Error {
    * Structured facts for in-process readers (a plugin that handles the
    * refusal), never sent: the envelope keeps the spec's members, and a fact
    * may be something only this caller's code may know (e.g. the record
-   * holding a DUPLICATE_CLOCK slot, for federation's quarantine).
+   * holding a DUPLICATE_CLOCK slot, for federation's quarantine). Ingest's
+   * INVALID_SHAPE names the failing `path` (`clock`, `parents[2]`, `id`), and
+   * `reason: 'id_mismatch'` with `computed_id` when a claimed id is not the
+   * content's hash. Read facts, never parse messages.
    */
   readonly facts: Readonly<Record<string, unknown>>;
 

@@ -73,7 +73,6 @@ export interface FoldCheckpoint<State> {
 /** What a fold's `view` may know of the caller (structurally the core Caller). */
 export interface FoldViewer {
   readonly principal: string | null;
-  readonly serviceAccountId: string | null;
   readonly scopes: readonly string[];
 }
 

@@ -8,3 +8,4 @@ export * from './logger.js';
 export * from './capabilities.js';
 export * from './shared-schemas.js';
 export * from './backup-state.js';
+export * from './own-fold.js';

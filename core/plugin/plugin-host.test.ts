@@ -19,13 +19,14 @@ function sinks() {
     facts: new DiscoveryFacts(),
     log: silentLogger,
     dataDir: null,
-    fold: () => {},
+    fold: () => ({ state: () => undefined, snapshot: () => ({ state: undefined, watermark: 0 }) }),
     systemThread: () => {},
     loop: () => {},
     ingestGate: () => {},
     readPolicy: () => {},
     configTopic: () => {},
     requestObserver: () => {},
+    corsHeader: () => {},
     backupState: () => {},
   };
 }
@@ -42,6 +43,14 @@ describe('plugin host', () => {
 
   it('refuses a missing dependency, naming both plugins', () => {
     expect(() => orderPlugins([plugin('web', ['auth'])])).to.throw(PluginError).with.property('message').that.contains('"web"').and.contains('"auth"');
+  });
+
+  it('orders a loaded optional dependency first, skips a missing one, and refuses one listed both ways', () => {
+    const uses = (name: string, optional: string[], dependencies: string[] = []): LoomPlugin => ({ ...plugin(name, dependencies), optionalDependencies: optional });
+    expect(orderPlugins([uses('search', ['data-plane']), plugin('data-plane')]).map((p) => p.name)).to.deep.equal(['data-plane', 'search']);
+    expect(orderPlugins([uses('search', ['data-plane'])]).map((p) => p.name)).to.deep.equal(['search']);
+    expect(() => orderPlugins([uses('a', ['b'], ['b']), plugin('b')])).to.throw(PluginError, 'both');
+    expect(() => orderPlugins([uses('a', ['b']), uses('b', ['a'])])).to.throw(PluginError, 'cycle');
   });
 
   it('refuses a dependency cycle and non-kebab names', () => {

@@ -20,6 +20,7 @@ import type { Logger } from './logger.js';
 import type { LoomPlugin, PluginRegistration } from './plugin.js';
 import type { RequestObserver } from './request-observer.js';
 import type { PluginScope } from './plugin-scope.js';
+import type { OwnFold } from './own-fold.js';
 import type { RouteCatalog } from './route-catalog.js';
 
 export class PluginError extends Error {
@@ -37,13 +38,14 @@ export interface PluginSinks {
   readonly log: Logger;
   /** The data directory of a persistent store, or null. */
   readonly dataDir: string | null;
-  fold(fold: AnyFold): void;
+  fold(fold: AnyFold): OwnFold<unknown>;
   systemThread(thread: string): void;
   loop(loop: EngineLoop): void;
   ingestGate(gate: IngestGate): void;
   readPolicy(policy: ReadPolicy): void;
   configTopic(topic: ConfigTopic, owner: string): void;
   requestObserver(observer: RequestObserver): void;
+  corsHeader(name: string): void;
   backupState(entry: BackupStateEntry): void;
 }
 
@@ -71,7 +73,12 @@ export function orderPlugins(plugins: readonly LoomPlugin[]): LoomPlugin[] {
     for (const dependency of plugin.dependencies ?? []) {
       if (!byName.has(dependency)) throw new PluginError(`plugin "${plugin.name}" depends on plugin "${dependency}", which is not registered`);
     }
+    for (const dependency of plugin.optionalDependencies ?? []) {
+      if (plugin.dependencies?.includes(dependency)) throw new PluginError(`plugin "${plugin.name}" lists "${dependency}" as both a dependency and an optional one`);
+    }
   }
+  // An optional dependency that is loaded orders like a dependency; one that is not is skipped.
+  const before = (plugin: LoomPlugin) => [...(plugin.dependencies ?? []), ...(plugin.optionalDependencies ?? []).filter((name) => byName.has(name))];
   const ordered: LoomPlugin[] = [];
   const state = new Map<string, 'visiting' | 'done'>();
   const visit = (plugin: LoomPlugin, path: string[]) => {
@@ -79,7 +86,7 @@ export function orderPlugins(plugins: readonly LoomPlugin[]): LoomPlugin[] {
     if (mark === 'done') return;
     if (mark === 'visiting') throw new PluginError(`plugin dependency cycle: ${[...path, plugin.name].join(' -> ')}`);
     state.set(plugin.name, 'visiting');
-    for (const dependency of plugin.dependencies ?? []) visit(byName.get(dependency)!, [...path, plugin.name]);
+    for (const dependency of before(plugin)) visit(byName.get(dependency)!, [...path, plugin.name]);
     state.set(plugin.name, 'done');
     ordered.push(plugin);
   };
@@ -125,7 +132,7 @@ export async function registerPlugins(registrations: readonly PluginRegistration
         bindValue(sinks.root, key, value);
       },
       route: (decl) => sinks.catalog.add(plugin.name, decl),
-      fold: (fold) => sinks.fold(fold),
+      fold: <S>(fold: AnyFold) => sinks.fold(fold) as OwnFold<S>,
       systemThread: (thread) => sinks.systemThread(thread),
       loop: (loop) => sinks.loop(loop),
       ingestGate: (gate) => {
@@ -138,6 +145,12 @@ export async function registerPlugins(registrations: readonly PluginRegistration
       },
       configTopic: (topic) => sinks.configTopic(topic, plugin.name),
       observeRequests: (observer) => sinks.requestObserver(observer),
+      corsHeaders: (names) => {
+        for (const name of names) {
+          if (!/^[a-z0-9][a-z0-9-]*$/.test(name)) throw new PluginError(`CORS header "${name}" of plugin "${plugin.name}" must be a lower-case header name`);
+          sinks.corsHeader(name);
+        }
+      },
       backupState: (paths) => {
         for (const path of paths) sinks.backupState({ plugin: plugin.name, path: `plugins/${plugin.name}/${path}` });
       },

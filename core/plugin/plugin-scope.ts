@@ -4,12 +4,13 @@
  */
 import type { DependencyContainer } from 'tsyringe';
 import type { Token } from '../di/token.js';
-import type { AnyFold } from '../folds/fold.js';
+import type { Fold } from '../folds/fold.js';
 import type { EngineLoop } from '../engine/engine-loop.js';
 import type { IngestGate } from '../access/ingest-gate.js';
 import type { ReadPolicy } from '../access/read-policy.js';
 import type { ConfigTopic } from '../folds/config/config-topic.js';
 import type { Logger } from './logger.js';
+import type { OwnFold } from './own-fold.js';
 import type { DiscoverySurface } from './discovery-facts.js';
 import type { AnyRouteDecl } from './route.js';
 import type { RequestObserver } from './request-observer.js';
@@ -22,7 +23,8 @@ export interface PluginScope {
   /** Registers a service in the root container so dependent plugins can inject it. */
   expose<T>(key: Token<T>, value: T): void;
   route(decl: AnyRouteDecl): void;
-  fold(fold: AnyFold): void;
+  /** Registers a fold; for a global fold, the handle reads this plugin's own state in-process (core/plugin/own-fold.ts). */
+  fold<S>(fold: Fold<S, any>): OwnFold<S>;
   /**
    * Declares a control thread this plugin writes (like the reserved threads
    * of §2.3): folds over coordination work (`ignoresSystemThreads`) skip it.
@@ -33,6 +35,12 @@ export interface PluginScope {
   ingestGate(gate: IngestGate): void;
   /** Adds a read restriction every read surface applies (core/access/read-policy.ts). */
   readPolicy(policy: ReadPolicy): void;
+  /**
+   * Request headers a browser may send to this plugin's routes (answered in
+   * CORS preflights), lower-case: `x-service-actor` for an authenticator's
+   * actor claim, `last-event-id` for an event stream's resume.
+   */
+  corsHeaders(names: readonly string[]): void;
   /** Sees every answered request (core/plugin/request-observer.ts): metrics, access logs. */
   observeRequests(observer: RequestObserver): void;
   /**

@@ -1,6 +1,7 @@
 /**
  * A plugin is a plain object (hapi's plugin shape): a unique kebab-case name,
- * a version, the names of the plugins it needs, a TypeBox schema for its
+ * a version, the names of the plugins it needs (and of those it uses when
+ * they are loaded), a TypeBox schema for its
  * options (validated, with defaults applied, before register runs) and
  * `register(scope, options)`.
  */
@@ -11,6 +12,13 @@ export interface LoomPlugin<O extends TSchema = TSchema> {
   readonly name: string;
   readonly version: string;
   readonly dependencies?: readonly string[];
+  /**
+   * Plugins this one uses when they are loaded and works without (the search
+   * plugin indexes the data plane's files; actors show trust scores). Each
+   * that is loaded registers first; a missing one is no error. Every service
+   * it exposes is looked up with `isRegistered` before use.
+   */
+  readonly optionalDependencies?: readonly string[];
   readonly options?: O;
   /** What each OpenAPI tag of its routes covers, by tag (the document's tag descriptions). */
   readonly tags?: Readonly<Record<string, string>>;

@@ -2,7 +2,8 @@
  * Every declared route, in registration order, with the plugin that declared
  * it: the one input to mounting AND to the OpenAPI document.
  */
-import type { AnyRouteDecl } from './route.js';
+import type { ErrorCode } from '../errors/codes.js';
+import { authErrors, type AnyRouteDecl } from './route.js';
 
 export interface CatalogEntry {
   readonly plugin: string;
@@ -28,6 +29,18 @@ export class RouteCatalog {
 
   all(): readonly CatalogEntry[] {
     return this.entries;
+  }
+
+  private authenticatorErrors: readonly ErrorCode[] = [];
+
+  /** What the loaded authenticator declares it throws (set once plugins registered; none without one). */
+  declareAuthenticatorErrors(codes: readonly ErrorCode[]): void {
+    this.authenticatorErrors = [...codes];
+  }
+
+  /** The codes `route` may answer because of its auth (route.ts authErrors, with the authenticator's). */
+  authErrors(route: AnyRouteDecl): ErrorCode[] {
+    return authErrors(route, this.authenticatorErrors);
   }
 
   private readonly tagDescriptions = new Map<string, string>();

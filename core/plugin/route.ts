@@ -105,7 +105,7 @@ export interface RouteDecl<R extends RequestSchemas = RequestSchemas, I extends 
   readonly description?: string;
   /** One tag per plugin. */
   readonly tags: readonly string[];
-  /** See RouteAuth. AUTH_REQUIRED and SCOPE_FORBIDDEN are added to `errors` from this, not listed by hand. */
+  /** See RouteAuth. AUTH_REQUIRED, SCOPE_FORBIDDEN and the authenticator's own codes are added to `errors` from this, not listed by hand. */
   readonly auth: RouteAuth;
   readonly request?: R;
   /** Success responses by status. */
@@ -143,12 +143,15 @@ export function defineRoute<R extends RequestSchemas, I extends Record<string, T
   return decl;
 }
 
-/** The codes a route can return because of its auth, added by the framework rather than listed by hand. */
-export function authErrors(route: AnyRouteDecl): ErrorCode[] {
+/**
+ * The codes a route can return because of its auth, added by the framework
+ * rather than listed by hand: core's own (AUTH_REQUIRED: no credential, or
+ * one the authenticator refuses; SCOPE_FORBIDDEN: the route's scope is not
+ * held), then whatever the loaded authenticator declares it throws
+ * (`Authenticator.errors`).
+ */
+export function authErrors(route: AnyRouteDecl, authenticatorErrors: readonly ErrorCode[] = []): ErrorCode[] {
   if (route.auth === 'none' || route.auth === 'optional') return [];
-  // AUTH_REQUIRED: no, bad or revoked bearer; GRANT_REVOKED / GRANT_EXPIRED: a delegated credential whose grant
-  // no longer holds; DID_CLAIM_DENIED: an X-Service-Actor the credential may not claim.
-  return route.auth.scope === null
-    ? ['AUTH_REQUIRED', 'GRANT_REVOKED', 'GRANT_EXPIRED', 'DID_CLAIM_DENIED']
-    : ['AUTH_REQUIRED', 'GRANT_REVOKED', 'GRANT_EXPIRED', 'SCOPE_FORBIDDEN', 'DID_CLAIM_DENIED'];
+  const core: ErrorCode[] = route.auth.scope === null ? ['AUTH_REQUIRED'] : ['AUTH_REQUIRED', 'SCOPE_FORBIDDEN'];
+  return [...core, ...authenticatorErrors.filter((code) => !core.includes(code))];
 }

@@ -9,6 +9,7 @@ const reader = credentialCaller({ principal: 'did:sync:system:sa_r', scopes: ['r
 
 function authenticator(required: boolean): Authenticator {
   return {
+    errors: [],
     required: () => required,
     authenticate(r): Caller | null {
       if (!r.headers['authorization']) return null;

@@ -16,6 +16,8 @@ import { RecordBusToken } from '../engine/broadcast.js';
 import { FoldEngineToken } from '../engine/fold-engine.js';
 import { IngestorToken } from '../engine/ingest.js';
 import { LoomEngine, LoomEngineToken } from '../engine/loom-engine.js';
+import { EngineStatusToken, engineStatus } from '../engine/engine-status.js';
+import { ConfigTopicsToken } from '../engine/config-topics.js';
 import { LogCriticalSection, LogCriticalSectionToken } from '../engine/log-critical-section.js';
 import { RecordReaderToken } from '../engine/record-reader.js';
 import { Config } from '../folds/config/config-topic.js';
@@ -137,6 +139,9 @@ export async function createLoom(options: LoomOptions): Promise<Loom> {
   bindValue(root, IngestorToken, engine.ingestor);
   bindValue(root, RecordReaderToken, engine.reader);
   bindValue(root, Config, engine.config);
+  // The narrow views plugins get instead of the engine (no route or plugin resolves LoomEngineToken).
+  bindValue(root, EngineStatusToken, engineStatus(engine));
+  bindValue(root, ConfigTopicsToken, engine.configTopics);
   bindValue(root, CapabilityFlagsToken, capabilities);
   const facts = new DiscoveryFacts();
   bindValue(root, DiscoveryFactsToken, facts);
@@ -144,6 +149,7 @@ export async function createLoom(options: LoomOptions): Promise<Loom> {
 
   const catalog = new RouteCatalog();
   const observers: RequestObserver[] = [];
+  const corsHeaders = new Set<string>();
   const backupState = new BackupState();
   bindValue(root, BackupStateToken, backupState);
   bindValue(root, RouteCatalogToken, catalog);
@@ -155,17 +161,22 @@ export async function createLoom(options: LoomOptions): Promise<Loom> {
     log,
     dataDir,
     systemThread: (thread) => engine.folds.registerSystemThread(thread),
-    fold: (fold) => engine.folds.register(fold),
+    fold: (fold) => {
+      engine.folds.register(fold);
+      return { state: () => engine.folds.globalState(fold.name), snapshot: () => engine.folds.globalSnapshot(fold.name) };
+    },
     loop: (loop) => engine.addLoop(loop),
     ingestGate: (gate) => engine.addIngestGate(gate),
     readPolicy: (policy) => engine.addReadPolicy(policy),
     configTopic: (topic, owner) => engine.configTopics.register(topic, owner),
     requestObserver: (observer) => observers.push(observer),
+    corsHeader: (name) => corsHeaders.add(name),
     backupState: (entry) => backupState.add(entry),
   });
 
   // Resolved once, not per request: the request path stays free of container lookups.
   authenticator = root.isRegistered(Authenticator, false) ? root.resolve<Authenticator>(Authenticator) : null;
+  catalog.declareAuthenticatorErrors(authenticator?.errors ?? []);
   const cors = root.isRegistered(CorsPolicy, false) ? root.resolve<CorsPolicy>(CorsPolicy) : null;
   const authorizeOptions = { authenticator, enforcementDisabled: options.insecureLocalhost === true };
   const host = options.insecureLocalhost ? '127.0.0.1' : (options.host ?? '127.0.0.1');
@@ -176,6 +187,7 @@ export async function createLoom(options: LoomOptions): Promise<Loom> {
     rateLimit: options.rateLimit ?? null,
     checkResponses: options.checkResponses ?? process.env['LOOM_CHECK_RESPONSES'] === '1',
     observers,
+    corsHeaders: [...corsHeaders],
     connections: {
       headersTimeoutMs: options.headersTimeoutMs ?? DEFAULT_CONNECTION_LIMITS.headersTimeoutMs,
       requestTimeoutMs: options.requestTimeoutMs ?? DEFAULT_CONNECTION_LIMITS.requestTimeoutMs,

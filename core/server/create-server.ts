@@ -29,6 +29,8 @@ export interface ServerOptions {
   readonly rateLimit?: { readonly perSecond: number; readonly burst: number } | null;
   /** Check every answer against its route's declaration (core/server/response-contract.ts). @default false */
   readonly checkResponses?: boolean;
+  /** Request headers the plugins declared for CORS preflights (PluginScope.corsHeaders). @default [] */
+  readonly corsHeaders?: readonly string[];
   /** Told of every answered request, after it was sent. */
   readonly observers?: readonly RequestObserver[];
   /** Deadlines and the per-address connection cap (core/server/connection-limits.ts). @default DEFAULT_CONNECTION_LIMITS */
@@ -52,7 +54,7 @@ export function createServer(catalog: RouteCatalog, containers: ReadonlyMap<stri
       // Byte-stream routes answer ranges themselves (core/plugin/byte-stream-reply.ts); Hapi must not clip JSON answers.
       response: { ranges: false },
       // Hapi answers preflights and sets the headers; installCors narrows them to the policy's origins.
-      cors: { origin: ['*'], additionalHeaders: ['x-service-actor', 'last-event-id', 'x-request-id'], additionalExposedHeaders: ['location', 'www-authenticate', 'x-request-id'] },
+      cors: { origin: ['*'], additionalHeaders: [...new Set([...(options.corsHeaders ?? []), 'x-request-id'])], additionalExposedHeaders: ['location', 'www-authenticate', 'x-request-id'] },
     },
     // Hapi's own debug output would print stacks to stderr; Loom logs instead.
     debug: false,
@@ -64,7 +66,7 @@ export function createServer(catalog: RouteCatalog, containers: ReadonlyMap<stri
   installErrorEnvelope(server, options.log);
   installCors(server, options.cors);
   // After the envelope, so refusals are checked as they are sent.
-  if (options.checkResponses) installResponseCheck(server, options.log);
+  if (options.checkResponses) installResponseCheck(server, options.log, catalog);
   mountRoutes(server, catalog, containers, { maxBodyBytes: options.maxBodyBytes, auth: options.auth, rateLimit: options.rateLimit ?? null });
   const observers = options.observers ?? [];
   // Every request gets an id: the client's X-Request-Id when it is a usable token, else a new UUID; the answer echoes it.

@@ -99,14 +99,14 @@ export function installErrorEnvelope(server: Server, log: Logger): void {
     }
     if (status === 401 || status === 403) {
       // Denials go to the instance log, never to records (spec §4.10): who, which route, why.
-      const caller = (request.app as { loomCaller?: { kind: string; principal: string | null; serviceAccountId: string | null } }).loomCaller;
+      const caller = (request.app as { loomCaller?: { kind: string; principal: string | null; credential: string | null } }).loomCaller;
       log.log('warn', 'permission denied', {
         method: request.method.toUpperCase(),
         path: request.path,
         status,
         code: envelope.code,
         reason: envelope.message,
-        caller: caller ? { kind: caller.kind, principal: caller.principal, service_account_id: caller.serviceAccountId } : null,
+        caller: caller ? { kind: caller.kind, principal: caller.principal, credential: caller.credential } : null,
         remote_address: request.info.remoteAddress,
       });
       if (status === 401) headers['www-authenticate'] = 'Bearer realm="loom"';

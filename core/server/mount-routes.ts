@@ -45,7 +45,7 @@ function clientLimit(options: MountOptions): ((decl: AnyRouteDecl, caller: Calle
   const limiter = new RateLimiter(burst, 1000 / perSecond, 100_000);
   return (decl, caller, address) => {
     if (decl.path.startsWith('/health')) return;
-    const key = caller.kind === 'credential' && caller.credentialId ? `token:${caller.credentialId}` : `address:${address}`;
+    const key = caller.kind === 'credential' && caller.credential ? `token:${caller.credential}` : `address:${address}`;
     if (!limiter.take(key)) {
       throw new LoomError('RATE_LIMITED', `more than ${perSecond} requests per second (burst ${burst}) from this ${key.startsWith('token') ? 'credential' : 'address'}; slow down and retry`, { retry_after_ms: Math.ceil(1000 / perSecond) });
     }

@@ -2,11 +2,14 @@
  * A plugin that adds one fold and one route:
  * - `word_count`, a per-thread fold counting the words of every string in record bodies;
  * - `GET /v1/word-count/{thread}`, which answers from that fold.
- * It depends on the ledger plugin (for the engine's fold registry) and takes
- * one option.
+ * It depends on the ledger plugin and takes one option. The route reads the
+ * fold through the record reader with the caller, like every read: a caller
+ * restricted to some records gets the count over those records only.
+ * Never inject the fold engine or the store into a route (the route-coverage
+ * test refuses it): that would answer around the read policies.
  */
 import { Type } from 'typebox';
-import { FoldEngineToken, definePlugin, defineRoute, isThreadId, LoomError, type Fold, type JsonValue, token, bindValue } from '../../core/index.js';
+import { RecordReaderToken, definePlugin, defineRoute, isThreadId, LoomError, type Fold, type JsonValue, token, bindValue } from '../../core/index.js';
 
 interface WordCount {
   records: number;
@@ -49,10 +52,10 @@ export const getWordCount = defineRoute({
     },
   },
   errors: ['INVALID_SHAPE'],
-  inject: { folds: FoldEngineToken, options: OptionsToken },
-  handler: async ({ params }, { folds, options }) => {
+  inject: { reader: RecordReaderToken, options: OptionsToken },
+  handler: async ({ params, caller }, { reader, options }) => {
     if (!isThreadId(params.thread)) throw new LoomError('INVALID_SHAPE', 'params.thread: not a thread id');
-    const answer = await folds.thread<WordCount>('word_count', params.thread);
+    const answer = await reader.threadFold<WordCount>(caller, 'word_count', params.thread);
     return { thread: params.thread, ...answer.value, min_length: options.minLength, watermark: answer.watermark };
   },
 });

@@ -25,6 +25,7 @@ export const actorsPlugin = definePlugin({
   },
   version: '1.0.0',
   dependencies: ['ledger'],
+  optionalDependencies: ['trust'],
   register(scope) {
     scope.fold(actorDirectoryFold);
     // Trust is optional: looked up on first use (every plugin has registered by then); without the trust plugin it is {}.

@@ -20,11 +20,14 @@ import { mayActAs } from './actor-permission.js';
 import { parseBearer, sameTokenId, tokenIdOf } from './bearer-token.js';
 import type { CredentialService } from './credential-service.js';
 import { authRequiredTopic } from './topics.js';
+import { credentialClaims } from './caller-claims.js';
 
 const REFUSED = 'invalid, unknown, expired or revoked bearer token';
 const BEARER = /^Bearer +([\x21-\x7e]+) *$/i;
 
 export class BearerAuthenticator implements Authenticator {
+  /** A delegated credential whose grant no longer holds; an X-Service-Actor the credential may not claim. */
+  readonly errors = ['GRANT_REVOKED', 'GRANT_EXPIRED', 'DID_CLAIM_DENIED'] as const;
   private cache = new Map<string, Caller>();
   private cacheVersion = -1;
   /** When each token was last presented (memory only: a read must not write a record). */
@@ -92,15 +95,13 @@ export class BearerAuthenticator implements Authenticator {
       const expiry = Math.min(grantExpiry, tokenExpiry);
       caller = credentialCaller({
         principal: account.did,
-        serviceAccountId: account.id,
-        credentialId: tokenId,
+        credential: tokenId,
         // Never wider than the grant (rule 1), whatever the token snapshotted (an adopted account's older token).
         scopes: grant ? entry.scopes.filter((scope) => scopeWithin(scope, grant.scopes)) : entry.scopes,
         actors: entry.actors,
         expiresAt: Number.isFinite(expiry) ? new Date(expiry).toISOString() : null,
-        grantId: grant?.id ?? null,
-        grantChain: grant?.chain ?? [],
         claims: {
+          ...credentialClaims(account.id, grant ?? null),
           'auth.display_name': account.display_name,
           'auth.namespace': account.namespace,
           ...(grant ? { 'auth.budget': grant.effective.budget, 'auth.label': grant.label } : {}),

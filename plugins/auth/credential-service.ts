@@ -9,10 +9,10 @@
 import { randomBytes } from 'node:crypto';
 import { LoomError } from '../../core/errors/loom-error.js';
 import { ENGINE_WRITE, type Ingestor } from '../../core/engine/ingest.js';
-import type { FoldEngine } from '../../core/engine/fold-engine.js';
+import type { OwnFold } from '../../core/plugin/own-fold.js';
 import { AUTH_ACTOR, AUTH_THREAD, KIND_REVOCATION, KIND_SERVICE_ACCOUNT, KIND_TOKEN } from './auth-thread.js';
 import { formatBearer, mintSecret, tokenIdOf } from './bearer-token.js';
-import { credentialsFold, type CredentialsState, type ServiceAccount, type TokenEntry } from './credentials-fold.js';
+import type { CredentialsState, ServiceAccount, TokenEntry } from './credentials-fold.js';
 import { token } from '../../core/di/token.js';
 
 export interface NewServiceAccount {
@@ -56,11 +56,12 @@ export class CredentialService {
 
   constructor(
     private readonly ingestor: Ingestor,
-    private readonly folds: FoldEngine,
+    /** The auth plugin's own credentials fold. */
+    private readonly fold: Pick<OwnFold<CredentialsState>, 'state'>,
   ) {}
 
   state(): CredentialsState {
-    return this.folds.globalState<CredentialsState>(credentialsFold.name);
+    return this.fold.state();
   }
 
   account(id: string): ServiceAccount | undefined {

@@ -104,7 +104,7 @@ describe('grant-chain ingest gate through the real ingest path (spec §5.4 rules
     await loom.initialize();
     ingestor = resolve(loom.container, IngestorToken);
     folds = resolve(loom.container, FoldEngineToken);
-    credentials = new CredentialService(ingestor, folds);
+    credentials = new CredentialService(ingestor, { state: () => folds.globalState(credentialsFold.name) });
     expect(ingestor.gateNames()).to.include('auth.grant-chain');
     // A root and 64 descendants: the last one's chain has exactly 64 hops.
     line.push(await write(grantFields([])));

@@ -15,6 +15,7 @@ import { KIND_GRANT, KIND_GRANT_REVOCATION } from './auth-thread.js';
 import type { AuthWriter, CredentialService } from './credential-service.js';
 import { CAVEAT_NAMES, HARD_MAX_LIFETIME_MS, MAX_CHAIN_HOPS, type Caveats, type GrantFields, type GrantNode } from './grant-graph.js';
 import { GRANT_LIFETIME_DEFAULTS, grantLifetimeTopic } from './topics.js';
+import { grantOf } from './caller-claims.js';
 
 export interface GrantRequest {
   readonly aud: string;
@@ -75,7 +76,7 @@ export class GrantService {
     if (bad !== undefined) throw new LoomError('INVALID_SHAPE', `scopes: ${JSON.stringify(bad)} is neither a scope nor a wire grain`);
     return this.credentials.transact(async (tx) => {
       const graph = tx.state().grants;
-      const parentId = request.parent_grant_id ?? caller.grantId ?? null;
+      const parentId = request.parent_grant_id ?? grantOf(caller) ?? null;
       let parent: GrantNode | null = null;
       if (parentId === null) {
         if (!isAdmin(caller.scopes)) throw new LoomError('FORBIDDEN', 'only an admin issues a root grant; delegate from a grant you hold (parent_grant_id)');

@@ -1,6 +1,7 @@
 /** The identity of a caller as /v1/identity and /v1/instance/bootstrap show it (spec §4.11). */
 import { Type } from 'typebox';
 import type { Caller } from '../../core/access/caller.js';
+import { serviceAccountOf } from './caller-claims.js';
 
 export const IdentitySchema = Type.Object(
   {
@@ -30,11 +31,11 @@ export function identityOf(caller: Caller) {
     did: caller.principal,
     method: authenticated ? ('bearer' as const) : ('none' as const),
     key_path: null,
-    key_fingerprint: caller.credentialId ? caller.credentialId.slice(0, 16) : null,
+    key_fingerprint: caller.credential ? caller.credential.slice(0, 16) : null,
     is_authenticated: authenticated,
     // An anonymous caller has no scopes (spec §4.12); local callers hold every scope while enforcement is off.
     scopes: caller.kind === 'anonymous' ? [] : [...caller.scopes],
-    service_account_id: caller.serviceAccountId,
+    service_account_id: serviceAccountOf(caller),
     expires_at: caller.expiresAt,
     allowed_actors: [...caller.actors],
   };

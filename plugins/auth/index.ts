@@ -11,8 +11,8 @@ import { AUTH_THREAD } from './auth-thread.js';
 import { Authenticator } from '../../core/access/authenticator.js';
 import { CorsPolicy } from '../../core/access/cors-policy.js';
 import { bindValue, resolve } from '../../core/di/token.js';
-import { FoldEngineToken } from '../../core/engine/fold-engine.js';
-import { LoomEngineToken } from '../../core/engine/loom-engine.js';
+import { EngineStatusToken } from '../../core/engine/engine-status.js';
+import type { OwnFold } from '../../core/plugin/own-fold.js';
 import { IngestorToken } from '../../core/engine/ingest.js';
 import { Config } from '../../core/folds/config/config-topic.js';
 import { definePlugin } from '../../core/plugin/plugin.js';
@@ -21,7 +21,7 @@ import { BearerAuthenticator } from './bearer-authenticator.js';
 import { bootstrapFromEnvironment } from './bootstrap-from-environment.js';
 import { AuthOptions, AuthOptionsToken } from './config.js';
 import { CredentialService, CredentialServiceToken } from './credential-service.js';
-import { credentialsFold } from './credentials-fold.js';
+import { credentialsFold, type CredentialsState } from './credentials-fold.js';
 import { authGates } from './ingest-gates.js';
 import { grantFold } from './grant-fold.js';
 import { GrantService, GrantServiceToken } from './grant-service.js';
@@ -68,6 +68,7 @@ export { RecredentialDoorToken } from './recredential-door.js';
 export { CredentialServiceToken } from './credential-service.js';
 export { parseBearer, formatBearer, mintSecret, tokenIdOf, SECRET_PATTERN } from './bearer-token.js';
 export { identityOf, IdentitySchema } from './identity.js';
+export { serviceAccountOf, grantOf, grantChainOf, SERVICE_ACCOUNT_CLAIM, GRANT_CLAIM, GRANT_CHAIN_CLAIM } from './caller-claims.js';
 export { SCOPE_PRESETS } from './scope-presets.js';
 
 export const AUTH_ROUTES = [
@@ -108,7 +109,10 @@ export const authPlugin = definePlugin({
   options: AuthOptions,
   register(scope, options) {
     bindValue(scope.container, AuthOptionsToken, options);
-    const credentials = new CredentialService(resolve(scope.container, IngestorToken), resolve(scope.container, FoldEngineToken));
+    const engine = resolve(scope.container, EngineStatusToken);
+    // The fold registers below (fold order is part of GET /v1/folds); the service reads it once the engine started.
+    let credentialsState: OwnFold<CredentialsState> | null = null;
+    const credentials = new CredentialService(resolve(scope.container, IngestorToken), { state: () => credentialsState!.state() });
     bindValue(scope.container, CredentialServiceToken, credentials);
     const config = resolve(scope.container, Config);
     const authenticator = new BearerAuthenticator(credentials, config, options.required);
@@ -119,16 +123,18 @@ export const authPlugin = definePlugin({
     bindValue(scope.container, MembershipServiceToken, memberships);
     bindValue(scope.container, SelfServiceToken, self);
     // Exposed (not only bound privately) so an embedder can watch the door: its limiters and hash count.
-    scope.expose(RecredentialDoorToken, new RecredentialDoor(credentials, grants, self, options.recredentialRate, Date.now, () => resolve(scope.container, LoomEngineToken).leader));
+    scope.expose(RecredentialDoorToken, new RecredentialDoor(credentials, grants, self, options.recredentialRate, Date.now, () => engine.leader));
     scope.configTopic(authRequiredTopic);
     scope.configTopic(authCorsOriginsTopic);
     scope.configTopic(grantLifetimeTopic);
     scope.configTopic(passkeyRpTopic);
-    scope.fold(credentialsFold);
+    credentialsState = scope.fold(credentialsFold);
     // Credentials, grants and memberships: never coordination work.
     scope.systemThread(AUTH_THREAD);
     scope.fold(grantFold);
     scope.expose(Authenticator, authenticator);
+    // The actor claim (bearer-authenticator.ts) travels in this header.
+    scope.corsHeaders(['x-service-actor']);
     scope.expose(CorsPolicy, authCorsPolicy(authenticator, config));
     // Rule 8 (spec §5.4): whoever judges work resolves both sides through their grant chains.
     scope.expose(PrincipalResolver, { principalOf: (did) => credentials.state().grants.principalOf(did, Date.now()) });

@@ -18,6 +18,7 @@ import type { AuthWriter, CredentialService } from './credential-service.js';
 import { ChallengeStore, registrationOptions, verifyAssertion, verifyRegistration, type AssertionEvidence, type RegistrationMaterial, type RelyingParty } from './passkeys.js';
 import { mintRecoveryCode, normaliseRecoveryCode, recoveryCodeHash } from './recovery-code.js';
 import { passkeyRpTopic } from './topics.js';
+import { serviceAccountOf } from './caller-claims.js';
 
 export interface RotationProof {
   readonly kind: 'recovery_code' | 'passkey';
@@ -69,7 +70,7 @@ export class SelfService {
       principal,
       label: grant?.label ?? null,
       standing: isAdmin(caller.scopes) ? 'admin' : grant?.label ? 'member' : grant ? 'delegate' : 'service_account',
-      service_account_id: caller.serviceAccountId,
+      service_account_id: serviceAccountOf(caller),
       grant: grant ? { grant_id: grant.id, scopes: [...grant.scopes], expires_at: new Date(grant.effectiveExpiresMs).toISOString() } : null,
       bindings: { recovery_code: has('recovery_code'), passkey: has('passkey'), account: has('account') },
       proof_kinds_accepted: this.proofKindsAccepted(),
@@ -188,7 +189,7 @@ export class SelfService {
         expires_at: entry.expires_at,
         last_used_at: this.authenticator.lastUsedAt(entry.token_id),
         via: entry.via,
-        current: entry.token_id === caller.credentialId,
+        current: entry.token_id === caller.credential,
       });
     }
     return { object: 'list' as const, data };

@@ -52,7 +52,7 @@ export interface InitUpload {
 /** Who may continue an upload: the same principal (any of its tokens), else the same kind of caller. */
 export function uploadOwner(caller: Caller): string {
   if (caller.principal) return `principal:${caller.principal}`;
-  if (caller.serviceAccountId) return `account:${caller.serviceAccountId}`;
+  if (caller.credential) return `credential:${caller.credential}`;
   return caller.kind;
 }
 

@@ -79,6 +79,8 @@ export function createFederationPlugin(hooks: FederationHooks) {
     register(scope, options) {
       // The instance's identity and its pairings' secrets and cursors (all replaced atomically); record origins are not kept.
       scope.backupState(['instance-key', 'pair-secrets.json', 'pair-cursors.json']);
+      // The changes feed resumes from the event id an EventSource sends back.
+      scope.corsHeaders(['last-event-id']);
       const info = resolve(scope.container, ServerInfo);
       if (info.instanceDid !== key.did) {
         throw new Error(`the federation plugin's key is ${key.did} but the server's instance DID is ${info.instanceDid}: start the server with instanceDid = key.did`);

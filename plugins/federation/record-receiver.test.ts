@@ -40,5 +40,17 @@ describe('RecordReceiver', () => {
     expect(outcome.stoppedAt).to.equal(null);
     expect(outcome.accepted).to.have.length(1);
     expect(outcome.refused).to.have.length(1);
+    expect(outcome.tampered).to.deep.equal([]);
+  });
+
+  it('tells a record whose content does not hash to its id (tampered) from a malformed one, by the refusal facts', async () => {
+    const genuine = rec({ clock: 0, body: { n: 1 } });
+    const stored = await receiver.receive([genuine as unknown as LoomRecord], context, source);
+    const id = stored.accepted[0]!;
+    const forged = { ...rec({ clock: 1, body: { n: 'changed in transit' } }), id } as unknown as LoomRecord;
+    const malformed = { ...rec({ clock: 2 }), extra: true } as unknown as LoomRecord;
+    const outcome = await receiver.receive([forged, malformed], context, source);
+    expect(outcome.refused.map((r) => r.code)).to.deep.equal(['INVALID_SHAPE', 'INVALID_SHAPE']);
+    expect(outcome.tampered).to.deep.equal([id]);
   });
 });

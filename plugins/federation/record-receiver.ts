@@ -20,6 +20,8 @@ export interface ReceiveOutcome {
   readonly deduplicated: string[];
   readonly conflicts: Array<{ id: string; existing_id: string }>;
   readonly refused: Array<{ id: string; code: string; message: string }>;
+  /** Of the refused, the claimed ids whose content does not hash to them (tampered in transit, or forged). */
+  readonly tampered: string[];
   /** Index (into the input) of each accepted record, for latency accounting. */
   readonly acceptedIndexes: number[];
   /** With `stopAtRefusal`: the index of the refused record that stopped it (it and every later one not stored), else null. */
@@ -42,12 +44,18 @@ export interface ReceiveOptions {
   readonly stopAtRefusal?: boolean;
 }
 
+/** Lists a refusal; core's facts (not its message) say whether the content failed its own id. */
+function refuse(outcome: ReceiveOutcome, id: string, error: LoomError): void {
+  outcome.refused.push({ id, code: error.code, message: error.message });
+  if (error.code === 'INVALID_SHAPE' && error.facts['reason'] === 'id_mismatch') outcome.tampered.push(id);
+}
+
 export class RecordReceiver {
   constructor(private readonly deps: { ingestor: Ingestor; origins: OriginStore; now: () => number }) {}
 
   /** `source` null: ordinary writes (unsigned pushes), no origin kept. */
   async receive(records: readonly LoomRecord[], context: IngestContext, source: Omit<RecordOrigin, 'received_at'> | null, options: ReceiveOptions = {}): Promise<ReceiveOutcome> {
-    const outcome: ReceiveOutcome = { accepted: [], deduplicated: [], conflicts: [], refused: [], acceptedIndexes: [], stoppedAt: null };
+    const outcome: ReceiveOutcome = { accepted: [], deduplicated: [], conflicts: [], refused: [], tampered: [], acceptedIndexes: [], stoppedAt: null };
     if (records.length === 0) return outcome;
     if (!options.stopAtRefusal) {
       await this.settle(outcome, records, 0, await this.deps.ingestor.ingestMany(context, records), context, source);
@@ -64,7 +72,7 @@ export class RecordReceiver {
         continue;
       }
       const refusedId = records[offset]?.id;
-      outcome.refused.push({ id: typeof refusedId === 'string' ? refusedId : '', code: refusal.code, message: refusal.message });
+      refuse(outcome, typeof refusedId === 'string' ? refusedId : '', refusal);
       outcome.stoppedAt = offset;
       break;
     }
@@ -94,7 +102,7 @@ export class RecordReceiver {
         await this.deps.origins.putConflict({ record: records[i]!, existing_id: existing, origin: source?.origin ?? context.caller.principal ?? 'local', pair_id: source?.pair_id ?? null, received_at: receivedAt });
         continue;
       }
-      outcome.refused.push({ id: claimed, code: result.code, message: result.message });
+      refuse(outcome, claimed, result);
     }
     await this.deps.origins.putOrigins(origins);
   }

@@ -1,15 +1,15 @@
 /** What the fleet routes and the CLI do: read the fleet's state, write control records as the caller. */
 import type { Caller } from '../../core/access/caller.js';
 import type { Ingestor } from '../../core/engine/ingest.js';
-import type { FoldEngine } from '../../core/engine/fold-engine.js';
+import type { OwnFold } from '../../core/plugin/own-fold.js';
 import type { RecordReader } from '../../core/engine/record-reader.js';
 import { token } from '../../core/di/token.js';
 import type { JsonObject } from '../../core/records/json.js';
 import type { LoomRecord } from '../../core/records/record.js';
 import { TH_FLEET_CONTROL } from '../../core/records/reserved-threads.js';
 import { appendAsCaller } from '../ledger/index.js';
-import { FLEET_CONTROL_FOLD, KIND_EMERGENCY, KIND_FREEZE, KIND_THAW, fleetControlFold, type FleetControlState } from './fleet-control.js';
-import { INSTANCE_REGISTRY_FOLD, isLive, type InstanceRegistryState } from './instance-registry.js';
+import { KIND_EMERGENCY, KIND_FREEZE, KIND_THAW, fleetControlFold, type FleetControlState } from './fleet-control.js';
+import { isLive, type InstanceRegistryState } from './instance-registry.js';
 
 export interface ControlOutcome {
   readonly changed: boolean;
@@ -20,18 +20,19 @@ export class FleetService {
   constructor(
     private readonly ingestor: Ingestor,
     private readonly reader: RecordReader,
-    private readonly folds: FoldEngine,
+    private readonly controlFold: Pick<OwnFold<FleetControlState>, 'state'>,
+    private readonly registry: Pick<OwnFold<InstanceRegistryState>, 'state'>,
     private readonly now: () => number,
   ) {}
 
   control(): FleetControlState {
-    return this.folds.globalState<FleetControlState>(FLEET_CONTROL_FOLD);
+    return this.controlFold.state();
   }
 
   status() {
     const now = this.now();
     const control = fleetControlFold.value(this.control());
-    const instances = [...this.folds.globalState<InstanceRegistryState>(INSTANCE_REGISTRY_FOLD).instances.values()].map((h) => ({ ...h, live: isLive(h, now) }));
+    const instances = [...this.registry.state().instances.values()].map((h) => ({ ...h, live: isLive(h, now) }));
     return {
       object: 'fleet' as const,
       emergency: control.emergency,

@@ -4,9 +4,9 @@
  * uptime, dispatches in flight and health.
  */
 import { ENGINE_WRITE, type Ingestor } from '../../core/engine/ingest.js';
-import type { FoldEngine } from '../../core/engine/fold-engine.js';
+import type { OwnFold } from '../../core/plugin/own-fold.js';
 import { TH_INSTANCE_REGISTRY } from '../../core/records/reserved-threads.js';
-import { INSTANCE_REGISTRY_FOLD, KIND_HEARTBEAT, type InstanceRegistryState } from './instance-registry.js';
+import { KIND_HEARTBEAT, type InstanceRegistryState } from './instance-registry.js';
 
 export interface HeartbeatFacts {
   readonly instanceDid: string;
@@ -19,8 +19,8 @@ export interface HeartbeatFacts {
   now(): number;
 }
 
-export async function writeHeartbeat(ingestor: Ingestor, folds: FoldEngine, facts: HeartbeatFacts): Promise<void> {
-  const previous = folds.globalState<InstanceRegistryState>(INSTANCE_REGISTRY_FOLD).instances.get(facts.instanceDid);
+export async function writeHeartbeat(ingestor: Ingestor, registry: Pick<OwnFold<InstanceRegistryState>, 'state'>, facts: HeartbeatFacts): Promise<void> {
+  const previous = registry.state().instances.get(facts.instanceDid);
   const now = facts.now();
   await ingestor.ingest(ENGINE_WRITE, {
     thread: TH_INSTANCE_REGISTRY,

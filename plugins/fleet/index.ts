@@ -6,13 +6,12 @@
  */
 import { Type, type Static } from 'typebox';
 import { bindValue, resolve } from '../../core/di/token.js';
-import { FoldEngineToken } from '../../core/engine/fold-engine.js';
 import { IngestorToken } from '../../core/engine/ingest.js';
 import { RecordReaderToken } from '../../core/engine/record-reader.js';
 import { definePlugin, type LoomPlugin } from '../../core/plugin/plugin.js';
 import { ServerInfo } from '../../core/server/server-info.js';
 import { DispatcherToken, EngineTelemetryToken, IntervalLoop } from '../rules/index.js';
-import { fleetControlFold, freezesCovering, FLEET_CONTROL_FOLD, type FleetControlState } from './fleet-control.js';
+import { fleetControlFold, freezesCovering } from './fleet-control.js';
 import { fleetGate } from './fleet-gate.js';
 import { FleetService, FleetServiceToken } from './fleet-service.js';
 import { writeHeartbeat } from './heartbeat.js';
@@ -46,14 +45,13 @@ export function createFleetPlugin(hooks: { now?: () => number } = {}): LoomPlugi
     dependencies: ['ledger', 'rules'],
     options: FleetOptions,
     register(scope, options) {
-      const folds = resolve(scope.container, FoldEngineToken);
       const ingestor = resolve(scope.container, IngestorToken);
       const dispatcher = resolve(scope.container, DispatcherToken);
       const telemetry = resolve(scope.container, EngineTelemetryToken);
       const info = resolve(scope.container, ServerInfo);
-      const control = () => folds.globalState<FleetControlState>(FLEET_CONTROL_FOLD);
-      scope.fold(fleetControlFold);
-      scope.fold(instanceRegistryFold);
+      const controlFold = scope.fold(fleetControlFold);
+      const registryFold = scope.fold(instanceRegistryFold);
+      const control = () => controlFold.state();
       scope.ingestGate(fleetGate(control, now));
       dispatcher.addHold('fleet', (job) => {
         const state = control();
@@ -61,13 +59,13 @@ export function createFleetPlugin(hooks: { now?: () => number } = {}): LoomPlugi
         const freeze = freezesCovering(state, job.namespace)[0];
         return freeze ? `namespace ${freeze.namespace} frozen (${freeze.level}) since ${freeze.since}` : null;
       });
-      bindValue(scope.container, FleetServiceToken, new FleetService(ingestor, resolve(scope.container, RecordReaderToken), folds, now));
+      bindValue(scope.container, FleetServiceToken, new FleetService(ingestor, resolve(scope.container, RecordReaderToken), controlFold, registryFold, now));
       const startedAt = now();
       const heartbeat = new IntervalLoop(
         'fleet.heartbeat',
         options.heartbeatIntervalMs,
         () =>
-          writeHeartbeat(ingestor, folds, {
+          writeHeartbeat(ingestor, registryFold, {
             instanceDid: info.instanceDid,
             endpoint: options.endpoint,
             version: info.version,

@@ -6,7 +6,6 @@
  * brute-force reference over plain arrays.
  */
 import type { Caller } from '../../core/access/caller.js';
-import type { FoldEngine } from '../../core/engine/fold-engine.js';
 import type { RecordReader } from '../../core/engine/record-reader.js';
 import type { PageRequest, RecordPage } from '../../storage/contract/record-store.js';
 import type { StoredRecord } from '../../storage/contract/stored-record.js';
@@ -21,7 +20,7 @@ export interface GraphReads {
   isSystemThread(thread: string): boolean;
 }
 
-export function callerReads(reader: RecordReader, folds: FoldEngine, caller: Caller): GraphReads {
+export function callerReads(reader: RecordReader, caller: Caller): GraphReads {
   return {
     get: (id) => reader.get(caller, id),
     atSequence: async (sequence) => {
@@ -30,6 +29,6 @@ export function callerReads(reader: RecordReader, folds: FoldEngine, caller: Cal
     },
     listByThread: (thread, page) => reader.listByThread(caller, thread, page),
     listByActor: (actor, page) => reader.listByActor(caller, actor, page),
-    isSystemThread: (thread) => folds.isSystemThread(thread),
+    isSystemThread: (thread) => reader.isSystemThread(thread),
   };
 }

@@ -6,7 +6,6 @@
  */
 import type { Caller } from '../../core/access/caller.js';
 import { token } from '../../core/di/token.js';
-import type { FoldEngine } from '../../core/engine/fold-engine.js';
 import type { RecordReader } from '../../core/engine/record-reader.js';
 import type { GraphBounds } from './config.js';
 import type { GraphFacets, GraphQueryAnswer } from './graph-answer.js';
@@ -21,14 +20,13 @@ import { runGraphQuery } from './run-graph-query.js';
 export class GraphService {
   constructor(
     private readonly reader: RecordReader,
-    private readonly folds: FoldEngine,
     readonly bounds: GraphBounds,
   ) {}
 
   async query(caller: Caller, input: GraphQueryInput): Promise<GraphQueryAnswer> {
     const query = parseGraphQuery(input);
     const { state, watermark, restricted } = await this.reader.globalFoldState<GraphState>(caller, GRAPH_FOLD);
-    const view = new GraphView(state, callerReads(this.reader, this.folds, caller));
+    const view = new GraphView(state, callerReads(this.reader, caller));
     return runGraphQuery(view, query, this.bounds, { watermark, restricted });
   }
 

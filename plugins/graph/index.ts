@@ -6,7 +6,6 @@
  * what the caller may read.
  */
 import { bindValue, resolve } from '../../core/di/token.js';
-import { FoldEngineToken } from '../../core/engine/fold-engine.js';
 import { RecordReaderToken } from '../../core/engine/record-reader.js';
 import { definePlugin, type LoomPlugin } from '../../core/plugin/plugin.js';
 import { GraphOptions } from './config.js';
@@ -33,7 +32,7 @@ export const graphPlugin: LoomPlugin<typeof GraphOptions> = definePlugin({
   options: GraphOptions,
   register(scope, options) {
     scope.fold(graphFold);
-    bindValue(scope.container, GraphServiceToken, new GraphService(resolve(scope.container, RecordReaderToken), resolve(scope.container, FoldEngineToken), options));
+    bindValue(scope.container, GraphServiceToken, new GraphService(resolve(scope.container, RecordReaderToken), options));
     for (const route of GRAPH_ROUTES) scope.route(route);
     scope.capability('graph.query', true);
   },

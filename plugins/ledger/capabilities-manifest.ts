@@ -25,24 +25,29 @@ export const CapabilitiesManifestSchema = Type.Object(
     store_backends: Type.Array(Type.String()),
     store_backend: Type.String({ description: 'The backend this instance runs on.' }),
     capabilities: Type.Record(Type.String(), Type.Boolean(), { description: 'Additive feature flags; absence means unsupported.' }),
-    conventions: Type.Object({
-      decisions_path: Type.Union([Type.String(), Type.Null()]),
-      identity_path: Type.Union([Type.String(), Type.Null()]),
-      sync_path: Type.Union([Type.String(), Type.Null()]),
-      trust_path: Type.Union([Type.String(), Type.Null()]),
-    }),
+    conventions: Type.Object(
+      {
+        decisions_path: Type.Union([Type.String(), Type.Null()]),
+        identity_path: Type.Union([Type.String(), Type.Null()]),
+        sync_path: Type.Union([Type.String(), Type.Null()]),
+        trust_path: Type.Union([Type.String(), Type.Null()]),
+      },
+      {
+        additionalProperties: true,
+        description: "The spec's four paths (null when no loaded plugin serves one), plus every other convention a loaded plugin describes, by name (e.g. the data plane's data_plane).",
+      },
+    ),
   },
   { $id: 'CapabilitiesManifest' },
 );
 
-/** Plugins fill a convention path by describing `manifest` key `conventions.<name>` (e.g. auth: identity_path). */
-function conventionsOf(info: ServerInfo, facts: DiscoveryFacts | null) {
-  const conventions: Record<string, string | null> = { ...info.conventions };
-  for (const [key, value] of Object.entries(facts?.read('manifest') ?? {})) {
-    const name = key.startsWith('conventions.') ? key.slice('conventions.'.length) : null;
-    if (name !== null && name in conventions && typeof value === 'string') conventions[name] = value;
-  }
-  return conventions as ServerInfo['conventions'];
+/**
+ * Plugins describe a convention as `manifest` key `conventions.<name>` (auth:
+ * identity_path, the data plane: data_plane). Every one appears: the spec's
+ * four paths start null, any other name is the describing plugin's.
+ */
+function conventionsOf(info: ServerInfo, facts: DiscoveryFacts | null): ServerInfo['conventions'] & Record<string, unknown> {
+  return { ...info.conventions, ...factsUnder(facts, 'conventions') };
 }
 
 /** Facts plugins contributed under `<prefix>.<name>`, by name (e.g. the search plugin's `semantic_search.embedder`). */

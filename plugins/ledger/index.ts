@@ -4,7 +4,7 @@
  * RecordReader and every write through the ingest gates with the caller.
  */
 import { bindValue, resolve } from '../../core/di/token.js';
-import { LoomEngineToken } from '../../core/engine/loom-engine.js';
+import { EngineStatusToken } from '../../core/engine/engine-status.js';
 import { ServerInfo } from '../../core/server/server-info.js';
 import { definePlugin } from '../../core/plugin/plugin.js';
 import { LedgerOptions, LedgerOptionsToken } from './config.js';
@@ -22,7 +22,7 @@ import { getInstanceShell } from './routes/get-instance-shell.js';
 import { createThread } from './routes/create-thread.js';
 import { archiveThread } from './routes/archive-thread.js';
 import { writeConfigTopic } from './routes/write-config-topic.js';
-import { instanceChromeFold } from './instance-chrome-fold.js';
+import { InstanceChromeToken, instanceChromeFold } from './instance-chrome-fold.js';
 import { getServiceDiscovery } from './routes/get-service-discovery.js';
 import { getThreadFold } from './routes/get-thread-fold.js';
 import { getThreadParticipants } from './routes/get-thread-participants.js';
@@ -78,13 +78,15 @@ export const ledgerPlugin = definePlugin({
   options: LedgerOptions,
   register(scope, options) {
     bindValue(scope.container, LedgerOptionsToken, options);
-    const engine = resolve(scope.container, LoomEngineToken);
     const watchers = new WatchSlots(options.maxWatchers);
     bindValue(scope.container, WatchSlotsToken, watchers);
     scope.describe('health', 'watchers', () => ({ open: watchers.open, max: watchers.max }));
-    bindValue(scope.container, StorageProbeToken, new StorageProbe(engine.store, resolve(scope.container, ServerInfo).dataDir));
+    bindValue(scope.container, StorageProbeToken, new StorageProbe(resolve(scope.container, EngineStatusToken), resolve(scope.container, ServerInfo).dataDir));
     for (const route of LEDGER_ROUTES) scope.route(route);
-    scope.fold(instanceChromeFold);
+    // A thread watch resumes from the event id a browser's EventSource sends back.
+    scope.corsHeaders(['last-event-id']);
+    // The chrome is the instance's public face (GET /v1/instance/bootstrap answers anyone): its routes read the ledger's own fold.
+    bindValue(scope.container, InstanceChromeToken, scope.fold(instanceChromeFold));
     for (const flag of ['records.ingest', 'records.read', 'records.query', 'threads.read', 'threads.project', 'threads.watch', 'folds.read', 'config.read', 'config.write', 'threads.create', 'threads.archive', 'instance.chrome', 'namespaces.narrowing']) {
       scope.capability(flag, true);
     }

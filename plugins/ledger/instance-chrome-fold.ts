@@ -8,7 +8,9 @@
  * latest of each lifecycle wins, and `version` is `body.version` when it is
  * an integer, else the count of published shells.
  */
+import { token } from '../../core/di/token.js';
 import type { Fold } from '../../core/folds/fold.js';
+import type { OwnFold } from '../../core/plugin/own-fold.js';
 import type { LoomRecord } from '../../core/records/record.js';
 import { TH_INSTANCE_REGISTRY } from '../../core/records/reserved-threads.js';
 
@@ -59,3 +61,6 @@ export const instanceChromeFold: Fold<InstanceChrome, InstanceChrome> = {
 export function isChromeOwner(chrome: InstanceChrome, caller: { actor: string | null; principal: string | null }): boolean {
   return chrome.owner !== null && (caller.actor === chrome.owner || caller.principal === chrome.owner);
 }
+
+/** The ledger's own view of the chrome fold, for its instance routes. */
+export const InstanceChromeToken = token<OwnFold<InstanceChrome>>('ledger.InstanceChrome');

@@ -7,7 +7,7 @@
  */
 import { open, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { RecordStore } from '../../storage/contract/record-store.js';
+import type { EngineStatus } from '../../core/engine/engine-status.js';
 
 export interface ProbeResult {
   readonly ok: boolean;
@@ -30,7 +30,7 @@ export class StorageProbe {
   private running: Promise<ProbeResult> | null = null;
 
   constructor(
-    private readonly store: RecordStore,
+    private readonly engine: Pick<EngineStatus, 'readHead' | 'persistent'>,
     private readonly dataDir: string | null,
   ) {}
 
@@ -46,9 +46,9 @@ export class StorageProbe {
     let error: string | null = null;
     try {
       const started = performance.now();
-      await withTimeout(this.store.watermark(), 'reading the log');
+      await withTimeout(this.engine.readHead(), 'reading the log');
       readMs = Math.round((performance.now() - started) * 100) / 100;
-      if (this.dataDir !== null && this.store.capabilities.persistent) {
+      if (this.dataDir !== null && this.engine.persistent) {
         const begun = performance.now();
         await withTimeout(writeProbe(this.dataDir), 'writing the data directory');
         writeMs = Math.round((performance.now() - begun) * 100) / 100;

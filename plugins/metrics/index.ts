@@ -10,9 +10,8 @@
  */
 import client from 'prom-client';
 import { resolve } from '../../core/di/token.js';
-import { LoomEngineToken } from '../../core/engine/loom-engine.js';
+import { EngineStatusToken } from '../../core/engine/engine-status.js';
 import { RecordReaderToken } from '../../core/engine/record-reader.js';
-import { RecordStore } from '../../storage/contract/record-store.js';
 import { DiscoveryFactsToken } from '../../core/plugin/discovery-facts.js';
 import { definePlugin } from '../../core/plugin/plugin.js';
 import { Reply } from '../../core/plugin/reply.js';
@@ -64,14 +63,13 @@ export const metricsPlugin = definePlugin({
     });
 
     const reader = resolve(scope.container, RecordReaderToken);
-    const engine = resolve(scope.container, LoomEngineToken);
+    const engine = resolve(scope.container, EngineStatusToken);
     const facts = resolve(scope.container, DiscoveryFactsToken);
     const ingested = new client.Counter({ name: 'loom_records_published_total', help: 'Records published to the engine (stored by this server, or by another on a shared log).', registers: [registry] });
     const batches = new client.Histogram({ name: 'loom_publish_batch_records', help: 'Records per published batch (a group commit, on a log of its own).', buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024], registers: [registry] });
     new client.Gauge({ name: 'loom_log_head_sequence', help: 'Sequence of the last record published (records held, on a log of its own).', registers: [registry], collect() { this.set(reader.position); } });
-    const store = resolve(scope.container, RecordStore);
-    if (store.countThreads) {
-      const count = store.countThreads.bind(store);
+    if (engine.countThreads) {
+      const count = engine.countThreads;
       new client.Gauge({
         name: 'loom_threads',
         help: 'Threads held in the log.',
@@ -95,11 +93,7 @@ export const metricsPlugin = definePlugin({
       help: 'Records published but not yet applied by the global folds (largest over the folds).',
       registers: [registry],
       collect() {
-        let lag = 0;
-        for (const fold of engine.folds.list()) {
-          if (fold.scope === 'global') lag = Math.max(lag, reader.position - engine.folds.global(fold.name).watermark);
-        }
-        this.set(lag);
+        this.set(engine.foldLag());
       },
     });
     let unsubscribe: (() => void) | null = null;

@@ -7,13 +7,13 @@
  */
 import { resolve } from '../../core/di/token.js';
 import { IngestorToken } from '../../core/engine/ingest.js';
-import { FoldEngineToken } from '../../core/engine/fold-engine.js';
+import { RecordReaderToken } from '../../core/engine/record-reader.js';
 import { BackupStateToken } from '../../core/plugin/backup-state.js';
 import { definePlugin } from '../../core/plugin/plugin.js';
 import { ServerInfo } from '../../core/server/server-info.js';
 import { RecordStore } from '../../storage/contract/record-store.js';
 import { removeStaleStaging } from './online-backup.js';
-import { PortabilityToken } from './portability-service.js';
+import { PortabilityToken, portableLog } from './portability-service.js';
 import { exportLog } from './routes/export-log.js';
 import { importLog } from './routes/import-log.js';
 import { takeBackup } from './routes/take-backup.js';
@@ -35,12 +35,12 @@ export const portabilityPlugin = definePlugin({
   register(scope) {
     const info = resolve(scope.container, ServerInfo);
     const store = resolve(scope.container, RecordStore);
-    const folds = resolve(scope.container, FoldEngineToken);
+    const reader = resolve(scope.container, RecordReaderToken);
     const dataDir = info.dataDir !== null && store.capabilities.persistent ? info.dataDir : null;
     scope.expose(PortabilityToken, {
-      store,
+      log: portableLog(store),
       ingestor: resolve(scope.container, IngestorToken),
-      isSystemThread: (thread) => folds.isSystemThread(thread),
+      isSystemThread: (thread) => reader.isSystemThread(thread),
       dataDir,
       backupState: resolve(scope.container, BackupStateToken),
       loomVersion: info.version,

@@ -5,19 +5,20 @@
  * index; anything else walks the changes feed.
  */
 import { createHash } from 'node:crypto';
-import type { RecordPage, RecordStore } from '../../storage/contract/record-store.js';
+import type { RecordPage } from '../../storage/contract/record-store.js';
+import type { PortableLog } from './portability-service.js';
 import { namespaceOf, type StoredRecord } from '../../storage/contract/stored-record.js';
 import { EXPORT_FORMAT, inNamespace, type ExportHeader, type ExportScope, type ExportTrailer } from './export-format.js';
 
 const PAGE = 1000;
 
 export interface ExportSource {
-  readonly store: RecordStore;
+  readonly store: PortableLog;
   readonly loomVersion: string;
   readonly instance: string;
 }
 
-async function* pagesOf(store: RecordStore, scope: ExportScope, after: number): AsyncGenerator<StoredRecord[]> {
+async function* pagesOf(store: PortableLog, scope: ExportScope, after: number): AsyncGenerator<StoredRecord[]> {
   let cursor: number | null = after;
   while (cursor !== null) {
     if (scope.thread !== undefined || scope.actor !== undefined) {

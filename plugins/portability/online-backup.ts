@@ -18,7 +18,7 @@ import { Readable } from 'node:stream';
 import { create as createTar } from 'tar';
 import type { BackupStateEntry } from '../../core/plugin/backup-state.js';
 import { LoomError } from '../../core/errors/loom-error.js';
-import type { RecordStore } from '../../storage/contract/record-store.js';
+import type { PortableLog } from './portability-service.js';
 
 export const BACKUP_FORMAT = 1;
 export const BACKUP_MANIFEST = 'loom-backup.json';
@@ -41,7 +41,7 @@ export interface BackupManifest {
 }
 
 export interface BackupSource {
-  readonly store: RecordStore;
+  readonly store: PortableLog;
   readonly dataDir: string;
   readonly state: readonly BackupStateEntry[];
   readonly loomVersion: string;

@@ -11,7 +11,6 @@
  */
 import { join } from 'node:path';
 import { resolve, bindValue } from '../../core/di/token.js';
-import { FoldEngineToken } from '../../core/engine/fold-engine.js';
 import { IngestorToken } from '../../core/engine/ingest.js';
 import { RecordBusToken } from '../../core/engine/broadcast.js';
 import { RecordReaderToken } from '../../core/engine/record-reader.js';
@@ -24,7 +23,7 @@ import { createEnvironments } from './cel/cel-environments.js';
 import { ExpressionCache, ExpressionCacheToken } from './cel/expression-cache.js';
 import { RulesOptions } from './config.js';
 import { AdapterRegistry, AdapterRegistryToken, recordAdapter } from './dispatch/adapter.js';
-import { DISPATCH_FOLD, dispatchFold, type DispatchState } from './dispatch/dispatch-fold.js';
+import { dispatchFold } from './dispatch/dispatch-fold.js';
 import { Dispatcher, DispatcherToken } from './dispatch/dispatcher.js';
 import { EngineTelemetry, EngineTelemetryToken } from './engine-telemetry.js';
 import { IntervalLoop } from './interval-loop.js';
@@ -75,7 +74,6 @@ export function createRulesPlugin(hooks: RulesHooks = {}): LoomPlugin<typeof Rul
     options: RulesOptions,
     register(scope, options) {
       const config = resolve(scope.container, Config);
-      const folds = resolve(scope.container, FoldEngineToken);
       const ingestor = resolve(scope.container, IngestorToken);
       const reader = resolve(scope.container, RecordReaderToken);
       const telemetry = new EngineTelemetry();
@@ -88,17 +86,17 @@ export function createRulesPlugin(hooks: RulesHooks = {}): LoomPlugin<typeof Rul
       const routingTopic = routingRuleTopic(cache);
       const ruleTopics: ConfigTopic<any>[] = [permissionTopic, permissionsTopic, routingTopic, eventTriggerTopic];
       for (const topic of ruleTopics) scope.configTopic(topic);
-      scope.fold(dispatchFold);
+      const dispatchState = scope.fold(dispatchFold);
 
       const adapters = new AdapterRegistry();
       adapters.setFallback(recordAdapter, 'rules');
       const maintenance = new MaintenanceRegistry();
-      const dispatcher = new Dispatcher(ingestor, folds, adapters, scope.log, onError, {
+      const dispatcher = new Dispatcher(ingestor, dispatchState, adapters, scope.log, onError, {
         concurrency: options.reconcileConcurrency,
         queueCapacity: options.reconcileQueueCapacity,
         now,
       });
-      const dispatches = () => folds.globalState<DispatchState>(DISPATCH_FOLD);
+      const dispatches = () => dispatchState.state();
       const governor = new TriggerGovernor(dispatches, now);
       const lineage = new TriggerLineage(async (id) => (await reader.get(SYSTEM, id))?.record);
 
@@ -122,7 +120,7 @@ export function createRulesPlugin(hooks: RulesHooks = {}): LoomPlugin<typeof Rul
         checkpoint: loopCheckpoint(resolve(scope.container, RecordStore), 'rules.reconcile', scope.dataDir === null ? null : join(scope.dataDir, 'reconcile-checkpoint.json')),
       });
       const scheduler = new Scheduler({ dispatcher, governor, maintenance, telemetry, log: scope.log, triggers, now, onError });
-      const drift = new DriftDetector(folds, dispatcher, scope.log, now);
+      const drift = new DriftDetector(dispatchState, dispatcher, scope.log, now);
       const schedulerLoop = new IntervalLoop('rules.scheduler', options.schedulerIntervalMs, () => scheduler.step(), onError, false, true);
       const tickLoop = new IntervalLoop('rules.tick', options.tickIntervalMs, () => drift.step(), onError, false, true);
 

@@ -7,9 +7,9 @@
  * thread, parented to the dispatch, once per dispatch; the firing's trigger
  * slot is free from then on.
  */
-import type { FoldEngine } from '../../core/engine/fold-engine.js';
+import type { OwnFold } from '../../core/plugin/own-fold.js';
 import type { Logger } from '../../core/plugin/logger.js';
-import { DISPATCH_FOLD, type DispatchState } from './dispatch/dispatch-fold.js';
+import { type DispatchState } from './dispatch/dispatch-fold.js';
 import { KIND_DRIFT } from './dispatch/dispatch-kinds.js';
 import type { Dispatcher } from './dispatch/dispatcher.js';
 
@@ -17,7 +17,7 @@ export class DriftDetector {
   noted = 0;
 
   constructor(
-    private readonly folds: FoldEngine,
+    private readonly dispatches: Pick<OwnFold<DispatchState>, 'state'>,
     private readonly dispatcher: Dispatcher,
     private readonly log: Logger,
     private readonly now: () => number,
@@ -25,7 +25,7 @@ export class DriftDetector {
 
   async step(): Promise<void> {
     const now = this.now();
-    const state = this.folds.globalState<DispatchState>(DISPATCH_FOLD);
+    const state = this.dispatches.state();
     const due = [...state.open.values()].filter((entry) => entry.drift === null && entry.deadline_ms <= now);
     for (const entry of due) {
       const reason = entry.status === 'acknowledged' ? 'overdue' : 'unacknowledged';

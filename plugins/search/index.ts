@@ -46,6 +46,7 @@ export function createSearchPlugin(hooks: SearchHooks = {}) {
     tags: { search: 'Search: semantic search through a local embedding server, and BM25 find over conversations and files.' },
     version: '1.0.0',
     dependencies: ['ledger'],
+    optionalDependencies: ['data-plane'],
     options: SearchOptions,
     register(scope, options) {
       scope.configTopic(embeddingProviderTopic);

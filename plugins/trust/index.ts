@@ -33,6 +33,8 @@ export function createTrustPlugin(hooks: { now?: () => number } = {}): LoomPlugi
     tags: { trust: 'Trust: Wilson-scored verdicts on actors by domain, and task lists.' },
     version: '1.0.0',
     dependencies: ['ledger'],
+    // Judges are resolved through their grant chains when auth is loaded (PrincipalResolver).
+    optionalDependencies: ['auth'],
     register(scope) {
       // The auth plugin exposes the resolver (spec §5.4 rule 8) and may register after this plugin: look it up at read time.
       let resolver: PrincipalResolver | null = null;

@@ -52,7 +52,7 @@ describe('ledger over HTTP: discovery and the HTTP edge (SQLite)', function () {
       expect([...manifest.record.hashed_fields].sort()).to.deep.equal(HASHED_FIELDS);
       expect(manifest.store_backends).to.include('sqlite');
       expect(manifest.did_methods).to.include.members(['did:key', 'did:web', 'did:sync']);
-      expect(manifest.conventions).to.have.all.keys('decisions_path', 'identity_path', 'sync_path', 'trust_path');
+      expect(manifest.conventions).to.include.all.keys('decisions_path', 'identity_path', 'sync_path', 'trust_path');
       // Absence means unsupported, so every flag that is present must be true.
       const flags = Object.entries(manifest.capabilities);
       expect(flags).to.not.be.empty;

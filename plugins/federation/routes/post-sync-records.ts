@@ -68,7 +68,9 @@ export const postSyncRecords = defineRoute({
       signed.push({ record: record as unknown as LoomRecord, sig: sig as RecordSig });
     }
     const result = { object: 'sync_push_result' as const, accepted: [] as string[], deduplicated: [] as string[], conflicts: [] as Array<{ id: string; existing_id: string }>, refused: [] as Array<{ id: string; code: string; message: string }> };
+    let tampered = 0;
     const merge = (outcome: Awaited<ReturnType<typeof sync.receiver.receive>>) => {
+      tampered += outcome.tampered.length;
       result.accepted.push(...outcome.accepted);
       result.deduplicated.push(...outcome.deduplicated);
       result.conflicts.push(...outcome.conflicts);
@@ -83,7 +85,6 @@ export const postSyncRecords = defineRoute({
     sync.counters.pushed.deduplicated += result.deduplicated.length;
     sync.counters.pushed.conflicts += result.conflicts.length;
     sync.counters.pushed.refused += result.refused.length;
-    const tampered = result.refused.filter((r) => r.code === 'INVALID_SHAPE' && /does not match/.test(r.message)).length;
     if (tampered > 0) sync.counters.recordRejected('tampered', tampered);
     return Reply.json(201, result);
   },

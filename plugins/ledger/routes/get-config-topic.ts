@@ -1,7 +1,8 @@
 import { Type } from 'typebox';
-import { LoomEngineToken } from '../../../core/engine/loom-engine.js';
+import { ConfigTopicsToken } from '../../../core/engine/config-topics.js';
+import { RecordReaderToken } from '../../../core/engine/record-reader.js';
 import { LoomError } from '../../../core/errors/loom-error.js';
-import type { EngineConfig } from '../../../core/folds/config/config-fold.js';
+import { ENGINE_CONFIG_FOLD, type EngineConfig } from '../../../core/folds/config/config-fold.js';
 import { defineRoute } from '../../../core/plugin/route.js';
 
 export const getConfigTopic = defineRoute({
@@ -25,21 +26,21 @@ export const getConfigTopic = defineRoute({
     },
   },
   errors: ['NOT_FOUND', 'INVALID_SHAPE'],
-  inject: { engine: LoomEngineToken },
-  handler: ({ params }, { engine }) => {
-    const answer = engine.folds.global<EngineConfig>('engine_config');
+  inject: { reader: RecordReaderToken, topics: ConfigTopicsToken },
+  handler: async ({ params, caller }, { reader, topics }) => {
+    const answer = await reader.globalFold<EngineConfig>(caller, ENGINE_CONFIG_FOLD);
     const base = { object: 'config' as const, watermark: answer.watermark, version: answer.value.version };
     if (params.topic === 'topics') {
-      const topics = engine.configTopics.list().map(({ topic, owner }) => ({ topic: topic.topic, owner, keyed_by: topic.keyedBy, description: topic.description }));
-      return { ...base, topic: 'topics', owner: null, value: topics };
+      const listed = topics.list().map(({ topic, owner }) => ({ topic: topic.topic, owner, keyed_by: topic.keyedBy, description: topic.description }));
+      return { ...base, topic: 'topics', owner: null, value: listed };
     }
     if (params.topic === 'warnings') return { ...base, topic: 'warnings', owner: null, value: answer.value.warnings };
     const name = params.topic.replace(/-/g, '_');
-    const topic = engine.configTopics.get(name);
+    const topic = topics.get(name);
     if (!topic) {
-      const known = engine.configTopics.list().map(({ topic }) => topic.topic);
+      const known = topics.list().map(({ topic }) => topic.topic);
       throw new LoomError('NOT_FOUND', `no configuration topic ${JSON.stringify(params.topic)} is registered (topics: ${[...known, 'topics', 'warnings'].join(', ')})`);
     }
-    return { ...base, topic: topic.topic, owner: engine.configTopics.ownerOf(name) ?? null, value: answer.value.topics[topic.topic] ?? null };
+    return { ...base, topic: topic.topic, owner: topics.ownerOf(name) ?? null, value: answer.value.topics[topic.topic] ?? null };
   },
 });

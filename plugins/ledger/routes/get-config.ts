@@ -1,4 +1,5 @@
-import { LoomEngineToken } from '../../../core/engine/loom-engine.js';
+import { RecordReaderToken } from '../../../core/engine/record-reader.js';
+import { ENGINE_CONFIG_FOLD } from '../../../core/folds/config/config-fold.js';
 import { defineRoute } from '../../../core/plugin/route.js';
 import { FoldAnswerSchema } from '../../../core/plugin/shared-schemas.js';
 
@@ -14,6 +15,7 @@ export const getConfig = defineRoute({
   auth: { scope: 'config:read' },
   responses: { 200: { description: 'The fold answer.', schema: FoldAnswerSchema } },
   errors: [],
-  inject: { engine: LoomEngineToken },
-  handler: (_input, { engine }) => engine.folds.global('engine_config'),
+  inject: { reader: RecordReaderToken },
+  // Through the reader with the caller, like every fold read: a restricted caller sees the fold over what it may read.
+  handler: ({ caller }, { reader }) => reader.globalFold(caller, ENGINE_CONFIG_FOLD),
 });

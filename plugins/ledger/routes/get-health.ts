@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import { defineRoute } from '../../../core/plugin/route.js';
 import { ServerInfo } from '../../../core/server/server-info.js';
 import { DiscoveryFactsToken } from '../../../core/plugin/discovery-facts.js';
-import { LoomEngineToken } from '../../../core/engine/loom-engine.js';
+import { EngineStatusToken } from '../../../core/engine/engine-status.js';
 import { LoomError } from '../../../core/errors/loom-error.js';
 import { StorageProbeToken } from '../storage-probe-token.js';
 
@@ -96,7 +96,7 @@ export const getHealth = defineRoute({
   },
   // The storage probe failed: 503 SERVICE_UNAVAILABLE, the envelope carrying the whole health answer (status "unavailable").
   errors: ['SERVICE_UNAVAILABLE'],
-  inject: { info: ServerInfo, facts: DiscoveryFactsToken, engine: LoomEngineToken, probe: StorageProbeToken },
+  inject: { info: ServerInfo, facts: DiscoveryFactsToken, engine: EngineStatusToken, probe: StorageProbeToken },
   handler: async (_input, { info, facts, engine, probe }) => {
     const result = await probe.check();
     const body = {
@@ -105,7 +105,7 @@ export const getHealth = defineRoute({
     instance_did: info.instanceDid,
     // The plugin that re-credentials owns these facts; with none loaded, nothing is accepted.
     proof_kinds_accepted: [] as string[],
-    storage: { backend: engine.store.capabilities.backend, shared_log: engine.store.capabilities.sharedLog === true, leader: engine.leader, probe: result },
+    storage: { backend: engine.backend, shared_log: engine.sharedLog, leader: engine.leader, probe: result },
     federation: { enabled: false, pairs: 0 },
     ...(facts.read('health') as { proof_kinds_accepted?: string[]; passkey_rp?: { rp_id: string }; federation?: { enabled: boolean; pairs: number } }),
     };

@@ -1,8 +1,7 @@
 import { Type } from 'typebox';
-import { LoomEngineToken } from '../../../core/engine/loom-engine.js';
 import { defineRoute } from '../../../core/plugin/route.js';
 import { RecordSchema } from '../../../core/plugin/shared-schemas.js';
-import { instanceChromeFold, isChromeOwner, type InstanceChrome } from '../instance-chrome-fold.js';
+import { InstanceChromeToken, isChromeOwner } from '../instance-chrome-fold.js';
 
 export const getInstanceBootstrap = defineRoute({
   operationId: 'getInstanceBootstrap',
@@ -31,9 +30,9 @@ export const getInstanceBootstrap = defineRoute({
     },
   },
   errors: [],
-  inject: { engine: LoomEngineToken },
-  handler: ({ caller }, { engine }) => {
-    const chrome = engine.folds.globalState<InstanceChrome>(instanceChromeFold.name);
+  inject: { chrome: InstanceChromeToken },
+  handler: ({ caller }, { chrome: own }) => {
+    const chrome = own.state();
     const authenticated = caller.kind === 'credential';
     return {
       object: 'instance_bootstrap' as const,

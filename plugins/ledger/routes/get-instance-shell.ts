@@ -1,9 +1,8 @@
 import { Type } from 'typebox';
-import { LoomEngineToken } from '../../../core/engine/loom-engine.js';
 import { LoomError } from '../../../core/errors/loom-error.js';
 import { defineRoute } from '../../../core/plugin/route.js';
 import { RecordSchema } from '../../../core/plugin/shared-schemas.js';
-import { instanceChromeFold, isChromeOwner, type InstanceChrome } from '../instance-chrome-fold.js';
+import { InstanceChromeToken, isChromeOwner } from '../instance-chrome-fold.js';
 
 export const getInstanceShell = defineRoute({
   operationId: 'getInstanceShell',
@@ -23,9 +22,9 @@ export const getInstanceShell = defineRoute({
     },
   },
   errors: ['INVALID_SHAPE', 'NOT_FOUND', 'OWNER_ONLY'],
-  inject: { engine: LoomEngineToken },
-  handler: ({ query, caller }, { engine }) => {
-    const chrome = engine.folds.globalState<InstanceChrome>(instanceChromeFold.name);
+  inject: { chrome: InstanceChromeToken },
+  handler: ({ query, caller }, { chrome: own }) => {
+    const chrome = own.state();
     const lifecycle = query.lifecycle ?? 'published';
     if (lifecycle === 'draft' && !isChromeOwner(chrome, caller)) throw new LoomError('OWNER_ONLY', 'the draft shell is shown to the instance owner only');
     const entry = lifecycle === 'draft' ? chrome.draft : chrome.published;

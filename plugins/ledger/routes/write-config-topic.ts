@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { IngestorToken } from '../../../core/engine/ingest.js';
-import { LoomEngineToken } from '../../../core/engine/loom-engine.js';
+import { ConfigTopicsToken } from '../../../core/engine/config-topics.js';
 import { RecordReaderToken } from '../../../core/engine/record-reader.js';
 import { LoomError } from '../../../core/errors/loom-error.js';
 import { checkConfigFields } from '../../../core/folds/config/config-fold.js';
@@ -28,9 +28,9 @@ export const writeConfigTopic = defineRoute({
   bodyValidation: 'handler',
   responses: { 201: { description: 'The configuration record.', schema: RecordSchema } },
   errors: ['INVALID_SHAPE', 'NOT_FOUND', 'FORBIDDEN', 'DID_CLAIM_DENIED', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE'],
-  inject: { ingestor: IngestorToken, reader: RecordReaderToken, engine: LoomEngineToken },
-  handler: async ({ params, body, caller }, { ingestor, reader, engine }) => {
-    const topic = engine.configTopics.get(params.topic.replace(/-/g, '_'));
+  inject: { ingestor: IngestorToken, reader: RecordReaderToken, topics: ConfigTopicsToken },
+  handler: async ({ params, body, caller }, { ingestor, reader, topics }) => {
+    const topic = topics.get(params.topic.replace(/-/g, '_'));
     if (!topic) throw new LoomError('NOT_FOUND', `no loaded plugin owns the configuration topic ${JSON.stringify(params.topic)}`);
     if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new LoomError('INVALID_SHAPE', 'body: must be a JSON object of the topic fields');
     const fields = { ...(body as Record<string, unknown>) };

@@ -51,7 +51,7 @@ export const exportLog = defineRoute({
       ...(query.after !== undefined ? { after: Number(query.after) } : {}),
       ...(query.until !== undefined ? { until: Number(query.until) } : {}),
     };
-    const stream = Readable.from(exportLines({ store: portability.store, loomVersion: portability.loomVersion, instance: portability.instance }, scope, signal), { objectMode: false });
+    const stream = Readable.from(exportLines({ store: portability.log, loomVersion: portability.loomVersion, instance: portability.instance }, scope, signal), { objectMode: false });
     return Reply.stream(stream, {
       'content-type': `${EXPORT_CONTENT_TYPE}; charset=utf-8`,
       'content-disposition': 'attachment; filename="loom-export.ndjson"',

@@ -22,7 +22,7 @@ export const takeBackup = defineRoute({
   handler: async (_input, { portability }) => {
     if (portability.dataDir === null) throw new LoomError('BACKUP_NOT_SUPPORTED', 'this server keeps no data directory (an in-memory store): there is nothing to back up');
     const { directory, manifest } = await stageBackup({
-      store: portability.store,
+      store: portability.log,
       dataDir: portability.dataDir,
       state: portability.backupState.list(),
       loomVersion: portability.loomVersion,

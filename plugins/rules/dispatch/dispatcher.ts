@@ -9,7 +9,7 @@
  * subscription, which falls back to reading the store and loses nothing.
  */
 import { ENGINE_WRITE, type Ingestor } from '../../../core/engine/ingest.js';
-import type { FoldEngine } from '../../../core/engine/fold-engine.js';
+import type { OwnFold } from '../../../core/plugin/own-fold.js';
 import { LoomError } from '../../../core/errors/loom-error.js';
 import type { JsonObject } from '../../../core/records/json.js';
 import type { LoomRecord } from '../../../core/records/record.js';
@@ -17,7 +17,7 @@ import { dispatchThreadId } from '../../../core/records/thread-id.js';
 import type { Logger } from '../../../core/plugin/logger.js';
 import { token } from '../../../core/di/token.js';
 import type { AdapterRegistry, Dispatch } from './adapter.js';
-import { DISPATCH_FOLD, sourceKey, type DispatchState } from './dispatch-fold.js';
+import { sourceKey, type DispatchState } from './dispatch-fold.js';
 import { ENGINE_ACTOR, KIND_DISPATCH, KIND_DISPATCH_FAILED, type DispatchBudget, type DispatchOrigin } from './dispatch-kinds.js';
 
 /** Work RECONCILE decided on: dispatch `target` because of `parentRecord`. */
@@ -73,7 +73,8 @@ export class Dispatcher {
 
   constructor(
     private readonly ingestor: Ingestor,
-    private readonly folds: FoldEngine,
+    /** The rules plugin's own dispatch fold. */
+    private readonly dispatches: Pick<OwnFold<DispatchState>, 'state'>,
     private readonly adapters: AdapterRegistry,
     private readonly log: Logger,
     private readonly onError: (context: string, error: unknown) => void,
@@ -96,7 +97,7 @@ export class Dispatcher {
   }
 
   private state(): DispatchState {
-    return this.folds.globalState<DispatchState>(DISPATCH_FOLD);
+    return this.dispatches.state();
   }
 
   /** Whether this record was already dispatched for this origin (a replay after restart). */
