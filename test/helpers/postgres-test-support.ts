@@ -2,7 +2,7 @@
  * Starting PostgreSQL for a test file: the shared throwaway cluster, or, where
  * none can be started, a loud skip (a failure under CI, which must run them).
  */
-import { postgresUnavailable, sharedTestCluster, type ThrowawayCluster } from './throwaway-cluster.js';
+import { postgresUnavailable, sharedTestCluster, type ThrowawayCluster } from '../../storage/postgres/throwaway-cluster.js';
 
 /** For a describe's `before`: the cluster, or skips the describe (fails under CI). */
 export async function clusterOrSkip(context: Mocha.Context): Promise<ThrowawayCluster> {

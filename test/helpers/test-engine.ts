@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SqliteRecordStore } from '../../storage/sqlite/index.js';
-import { LoomEngine } from './loom-engine.js';
+import { LoomEngine } from '../../core/engine/loom-engine.js';
 
 export interface TestEngine {
   engine: LoomEngine;

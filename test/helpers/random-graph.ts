@@ -14,9 +14,9 @@ import { TH_ENGINE_CONFIG, isReservedThread } from '../../core/records/reserved-
 import { seededRandom } from '../../storage/compliance/fixtures.js';
 import { PAGE_MAX_LIMIT, type PageRequest, type RecordPage } from '../../storage/contract/record-store.js';
 import type { StoredRecord } from '../../storage/contract/stored-record.js';
-import { graphFold } from './graph-fold.js';
-import type { GraphReads } from './graph-reads.js';
-import type { GraphState } from './graph-state.js';
+import { graphFold } from '../../plugins/graph/graph-fold.js';
+import type { GraphReads } from '../../plugins/graph/graph-reads.js';
+import type { GraphState } from '../../plugins/graph/graph-state.js';
 
 const hex = (text: string) => createHash('sha256').update(text).digest('hex');
 

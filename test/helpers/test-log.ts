@@ -7,11 +7,11 @@
  */
 import { expect } from 'chai';
 import fc from 'fast-check';
-import type { Act } from '../../records/acts.js';
-import type { JsonObject } from '../../records/json.js';
-import { makeRecord, type LoomRecord } from '../../records/record.js';
-import { computeRecordId } from '../../records/record-id.js';
-import { replayFold, type AnyFold, type FoldInput } from '../fold.js';
+import type { Act } from '../../core/records/acts.js';
+import type { JsonObject } from '../../core/records/json.js';
+import { makeRecord, type LoomRecord } from '../../core/records/record.js';
+import { computeRecordId } from '../../core/records/record-id.js';
+import { replayFold, type AnyFold, type FoldInput } from '../../core/folds/fold.js';
 
 export const TH_1 = 'th_' + '1'.repeat(64);
 export const TH_2 = 'th_' + '2'.repeat(64);

@@ -1,5 +1,5 @@
 /** For tests: every part of a tree, in an order that does not depend on insertion order. */
-import type { NamespaceTree } from './namespace-tree.js';
+import type { NamespaceTree } from '../../plugins/data-plane/namespace-tree.js';
 
 export function treeSnapshot(tree: NamespaceTree) {
   return {

@@ -8,9 +8,9 @@
  */
 import { didSyntaxError } from '../../core/records/did-syntax.js';
 import type { StoredRecord } from '../../storage/contract/stored-record.js';
-import type { GraphBounds } from './config.js';
-import type { GraphEdge, Truncation } from './graph-answer.js';
-import { isSystemThread } from './test-random-graph.js';
+import type { GraphBounds } from '../../plugins/graph/config.js';
+import type { GraphEdge, Truncation } from '../../plugins/graph/graph-answer.js';
+import { isSystemThread } from './random-graph.js';
 
 export interface RefNeighbor {
   node: string;

@@ -8,10 +8,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { computeRecordId } from '../../core/records/record-id.js';
 import { makeRecord, type RecordFields } from '../../core/records/record.js';
-import { compareForSort, matchesFilter } from '../contract/query/evaluate-filter.js';
-import type { ParsedQuery } from '../contract/query/filter-ast.js';
-import { namespaceOf, type PreparedRecord, type StoredRecord } from '../contract/stored-record.js';
-import { SqliteRecordStore, type SqliteRecordStoreOptions } from './sqlite-record-store.js';
+import { compareForSort, matchesFilter } from '../../storage/contract/query/evaluate-filter.js';
+import type { ParsedQuery } from '../../storage/contract/query/filter-ast.js';
+import { namespaceOf, type PreparedRecord, type StoredRecord } from '../../storage/contract/stored-record.js';
+import { SqliteRecordStore, type SqliteRecordStoreOptions } from '../../storage/sqlite/sqlite-record-store.js';
 
 export const ALICE = 'did:sync:user:alice';
 export const BOB = 'did:sync:user:bob';
