@@ -77,7 +77,7 @@ describe('deployment examples', () => {
     expect([...sections.keys()]).to.deep.equal(['Unit', 'Service', 'Install']);
     const service = sections.get('Service')!;
     const exec = service.find(([key]) => key === 'ExecStart')![1].split(' ');
-    expect(exec[1]!.endsWith('/dist/core/cli/loom.js')).to.equal(true);
+    expect(exec[1]!.endsWith('/dist/bin/loom.js')).to.equal(true);
     expect(existsSync(join(REPO_ROOT, 'dist', 'core', 'cli', 'loom.js'))).to.equal(true);
     expect(exec[2]).to.equal('serve');
     for (const [, value] of service.filter(([key]) => key === 'Environment')) expect(serveUsage).to.contain(value.split('=')[0]!);

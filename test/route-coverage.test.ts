@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import { silentLogger } from '../core/plugin/logger.js';
 import type { AnyRouteDecl } from '../core/plugin/route.js';
-import { createReferenceLoom as createLoom } from '../core/cli/reference-loom.js';
+import { createReferenceLoom as createLoom } from '../server/reference-loom.js';
 import type { Loom } from '../core/server/create-loom.js';
 import { RecordStore } from '../storage/contract/record-store.js';
 import { FoldEngineToken } from '../core/engine/fold-engine.js';
