@@ -6,58 +6,19 @@
  * loading them made every client command take about a second longer.
  */
 import 'reflect-metadata';
-import { actors, ACTORS_USAGE } from '../cli/commands/actors/actors.js';
-import { bootstrap, BOOTSTRAP_USAGE } from '../cli/commands/auth/bootstrap.js';
 import { CliError } from '../command/cli-error.js';
-import { consent, CONSENT_USAGE } from '../cli/commands/federation/consent.js';
-import { CLIENT_COMMANDS, CLIENT_USAGE } from '../cli/commands/ledger/records.js';
-import type { Command } from '../cli/kit/context.js';
-import { data, DATA_USAGE } from '../cli/commands/data-plane/data.js';
-import { doctor, DOCTOR_USAGE } from '../cli/commands/doctor.js';
-import { engine, ENGINE_USAGE } from '../cli/commands/rules/engine.js';
-import { fleet, FLEET_USAGE } from '../cli/commands/fleet/fleet.js';
-import { fold, FOLD_USAGE } from '../cli/commands/folds/fold.js';
-import { grant, GRANT_USAGE } from '../cli/commands/auth/grant.js';
-import { graph, GRAPH_USAGE } from '../cli/commands/graph/graph.js';
-import { invite, INVITE_USAGE } from '../cli/commands/auth/invite.js';
-import { members, MEMBERS_USAGE } from '../cli/commands/auth/members.js';
-import { recover, RECOVER_USAGE, self, SELF_USAGE } from '../cli/commands/auth/self.js';
-import { embed, embeddingProvider, find, search, SEARCH_USAGE } from '../cli/commands/search/search.js';
-import { backupCommand, exportCommand, importCommand, PORTABILITY_USAGE, restoreCommand } from '../cli/commands/portability/portability.js';
-import { sa, SA_USAGE } from '../cli/commands/auth/service-account.js';
-import { sync, SYNC_USAGE } from '../cli/commands/federation/sync.js';
-import { trust, TRUST_USAGE } from '../cli/commands/trust/trust.js';
-import { whoami, WHOAMI_USAGE } from '../cli/commands/auth/whoami.js';
+import { provideLocalStore } from '../cli/kit/local-store.js';
+import { findCommand, usages } from './registry.js';
 
-const COMMANDS: Record<string, Command> = { ...CLIENT_COMMANDS, bootstrap, sa, whoami, invite, members, grant, self, recover, fleet, engine, trust, actors, fold, graph, data, sync, consent, search, find, embed, 'embedding-provider': embeddingProvider, doctor, export: exportCommand, import: importCommand, backup: backupCommand, restore: restoreCommand };
+// export/import/restore on a data directory run the server's code here; cli/ never imports it.
+provideLocalStore(() => import('../server/store/local-store.js'));
 
 const indent = (text: string) => text.replace(/\n/g, '\n  ');
 
 const usage = async () => `usage: loom <command> [options]   (loom --version prints the version)
 
 commands:
-  ${indent((await import('../server/commands/serve.js')).SERVE_USAGE)}
-  ${indent(BOOTSTRAP_USAGE)}
-  ${indent(DOCTOR_USAGE)}
-  ${indent(WHOAMI_USAGE)}
-  ${indent(SA_USAGE)}
-  ${indent(INVITE_USAGE)}
-  ${indent(MEMBERS_USAGE)}
-  ${indent(GRANT_USAGE)}
-  ${indent(SELF_USAGE)}
-  ${indent(RECOVER_USAGE)}
-  ${indent(FLEET_USAGE)}
-  ${indent(ENGINE_USAGE)}
-  ${indent(CLIENT_USAGE)}
-  ${indent(FOLD_USAGE)}
-  ${indent(TRUST_USAGE)}
-  ${indent(ACTORS_USAGE)}
-  ${indent(GRAPH_USAGE)}
-  ${indent(DATA_USAGE)}
-  ${indent(SEARCH_USAGE)}
-  ${indent(PORTABILITY_USAGE)}
-  ${indent(SYNC_USAGE)}
-  ${indent(CONSENT_USAGE)}
+${(await usages()).map((text) => `  ${indent(text)}`).join('\n')}
 
 Client commands reach the server at --url (LOOM_URL, default http://127.0.0.1:9100).
 The token sent is --token, else LOOM_TOKEN, else the one saved for that URL in the config
@@ -71,8 +32,6 @@ Run "loom <command> --help" for a command's options.`;
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
   switch (command) {
-    case 'serve':
-      return (await import('../server/commands/serve.js')).serveCommand(rest);
     case '--version':
     case '-v':
     case 'version':
@@ -87,12 +46,13 @@ async function main(argv: string[]): Promise<void> {
       process.stdout.write((await usage()) + '\n');
       return;
     default: {
-      const run = Object.prototype.hasOwnProperty.call(COMMANDS, command) ? COMMANDS[command] : undefined;
-      if (run) return run(rest);
+      const entry = findCommand(command);
+      if (entry) return (await entry.load()).invoke(rest);
       throw new CliError(`unknown command "${command}"\n\n${await usage()}`);
     }
   }
 }
+
 
 /** Whether the command already wrote its answer to stdout (then a failure adds no second JSON document). */
 let answered = false;

@@ -13,6 +13,12 @@ import { CliError, unreachableMessage } from '../../command/cli-error.js';
 
 export type Command = (argv: string[]) => Promise<void>;
 
+/** The options of every command that talks to a server (defineCommand adds --json and --help). */
+export const CLIENT_OPTIONS = {
+  url: { type: 'string', help: 'the server (LOOM_URL, default http://127.0.0.1:9100)' },
+  token: { type: 'string', help: 'the bearer (else LOOM_TOKEN, else the one saved for --url)' },
+} as const;
+
 export const COMMON_OPTIONS = {
   url: { type: 'string' },
   token: { type: 'string' },

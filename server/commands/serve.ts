@@ -4,7 +4,7 @@
  * SIGINT/SIGTERM (in-flight requests finish, storage flushes).
  */
 import { resolve as resolvePath } from 'node:path';
-import { parseArgs } from 'node:util';
+import { defineCommand, type OptionValues } from '../../command/define-command.js';
 import { createReferenceLoom, STORE_BACKENDS, type StoreBackend } from '../reference-loom.js';
 import { jsonLogger, type LogLevel } from '../../core/plugin/logger.js';
 import { LOOM_VERSION } from '../../core/server/version.js';
@@ -41,36 +41,36 @@ export const SERVE_USAGE = `loom serve [--port 9100] [--host 127.0.0.1] [--stora
   LOOM_HEADERS_TIMEOUT_MS, LOOM_REQUEST_TIMEOUT_MS, LOOM_KEEP_ALIVE_TIMEOUT_MS, LOOM_MAX_CONNECTIONS_PER_CLIENT
   (flags win).`;
 
-export async function serveCommand(argv: string[]): Promise<void> {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      port: { type: 'string' },
-      host: { type: 'string' },
-      storage: { type: 'string' },
-      'data-dir': { type: 'string' },
-      'database-url': { type: 'string' },
-      'database-schema': { type: 'string' },
-      'insecure-localhost': { type: 'boolean', default: false },
-      'log-level': { type: 'string' },
-      durability: { type: 'string' },
-      federation: { type: 'boolean', default: false },
-      'federation-domain': { type: 'string' },
-      'no-strict': { type: 'boolean', default: false },
-      'rate-limit': { type: 'string' },
-      'max-watchers': { type: 'string' },
-      'headers-timeout-ms': { type: 'string' },
-      'request-timeout-ms': { type: 'string' },
-      'keep-alive-timeout-ms': { type: 'string' },
-      'max-connections-per-client': { type: 'string' },
-      help: { type: 'boolean', short: 'h', default: false },
-    },
-    strict: true,
-  });
-  if (values.help) {
-    process.stdout.write(SERVE_USAGE + '\n');
-    return;
-  }
+const SERVE_OPTIONS = {
+  port: { type: 'string', help: 'LOOM_PORT, default 9100' },
+  host: { type: 'string', help: 'LOOM_HOST, default 127.0.0.1' },
+  storage: { type: 'string', help: 'sqlite, level or postgres (LOOM_STORAGE, default sqlite)' },
+  'data-dir': { type: 'string', help: 'LOOM_DATA_DIR, default ./data' },
+  'database-url': { type: 'string', help: 'the PostgreSQL database of --storage postgres' },
+  'database-schema': { type: 'string', help: 'its schema, default loom' },
+  'insecure-localhost': { type: 'boolean', default: false, help: '127.0.0.1 without auth enforcement' },
+  'log-level': { type: 'string', help: 'debug, info, warn or error' },
+  durability: { type: 'string', help: 'full or normal' },
+  federation: { type: 'boolean', default: false, help: 'serve /v1/sync/* and a signed manifest' },
+  'federation-domain': { type: 'string', help: 'also answer as did:web:<domain>' },
+  'no-strict': { type: 'boolean', default: false, help: 'accept expired peer manifest signatures' },
+  'rate-limit': { type: 'string', help: 'requests per second per client' },
+  'max-watchers': { type: 'string', help: 'thread watches open at once' },
+  'headers-timeout-ms': { type: 'string', help: 'default 15000' },
+  'request-timeout-ms': { type: 'string', help: 'default 30000' },
+  'keep-alive-timeout-ms': { type: 'string', help: 'default 5000' },
+  'max-connections-per-client': { type: 'string', help: 'default 256' },
+} as const;
+
+export const serve = defineCommand({
+  name: 'serve',
+  summary: 'runs the reference server',
+  usage: SERVE_USAGE,
+  options: SERVE_OPTIONS,
+  run: ({ values }) => runServer(values),
+});
+
+async function runServer(values: OptionValues<typeof SERVE_OPTIONS>): Promise<void> {
   const port = Number(values.port ?? process.env['LOOM_PORT'] ?? 9100);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(`--port must be an integer from 0 to 65535`);
   const storage = (values.storage ?? process.env['LOOM_STORAGE'] ?? 'sqlite') as StoreBackend;

@@ -9,12 +9,11 @@
  * copy of an admin credential. A saved token the server refuses (a wiped data
  * directory) is replaced.
  */
-import { parseArgs } from 'node:util';
-import { formatBearer, mintSecret, tokenIdOf } from '../../../plugins/auth/bearer-token.js';
-import { CredentialService } from '../../../plugins/auth/credential-service.js';
+import { defineCommand } from '../../../command/define-command.js';
+import { formatBearer, mintSecret, newServiceAccountId, tokenIdOf } from '../../../sdk/index.js';
 import { saveServerToken, savedServer } from '../../kit/config.js';
 import { CliError } from '../../../command/cli-error.js';
-import { call, clientContext, parseListOption, print, type Command } from '../../kit/context.js';
+import { call, clientContext, parseListOption, print } from '../../kit/context.js';
 import { isDead } from '../../kit/issued-token.js';
 
 export const BOOTSTRAP_USAGE = `loom bootstrap [--name admin] [--id sa_…] [--namespace default] [--scopes admin] [--env prod]
@@ -23,22 +22,21 @@ export const BOOTSTRAP_USAGE = `loom bootstrap [--name admin] [--id sa_…] [--n
   token for --url in the config file. --id defaults to sa_ + 20 random base32 characters;
   --scopes (comma-separated) to admin. --print-token also prints export LOOM_TOKEN=….`;
 
-export const bootstrap: Command = async (argv) => {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      url: { type: 'string' },
-      json: { type: 'boolean', default: false },
-      help: { type: 'boolean', short: 'h', default: false },
-      name: { type: 'string', default: 'admin' },
-      id: { type: 'string' },
-      namespace: { type: 'string' },
-      scopes: { type: 'string' },
-      env: { type: 'string', default: 'prod' },
-      'print-token': { type: 'boolean', default: false },
-    },
-  });
-  if (values.help) return void process.stdout.write(BOOTSTRAP_USAGE + '\n');
+export const bootstrap = defineCommand({
+  name: 'bootstrap',
+  summary: "creates a namespace's first service account and saves its token",
+  usage: BOOTSTRAP_USAGE,
+  options: {
+    url: { type: 'string', help: 'the server (LOOM_URL, default http://127.0.0.1:9100)' },
+    name: { type: 'string', default: 'admin', help: 'the display name' },
+    id: { type: 'string', help: 'the service account id (default sa_ + 20 random base32 characters)' },
+    namespace: { type: 'string', help: 'the namespace (default: the server default)' },
+    scopes: { type: 'string', help: 'comma-separated scopes (default admin)' },
+    env: { type: 'string', default: 'prod', help: "the bearer's environment tag" },
+    'print-token': { type: 'boolean', default: false, help: 'also print export LOOM_TOKEN=…' },
+  },
+  json: true,
+  run: async ({ values }) => {
   const ctx = clientContext({ url: values.url, json: values.json });
   // Read before the request, so a malformed config file fails here, not after the server has closed bootstrap.
   const previous = savedServer(ctx.configPath, ctx.url);
@@ -48,7 +46,7 @@ export const bootstrap: Command = async (argv) => {
     ctx,
     ctx.client.bootstrapServiceAccount({
       body: {
-        service_account_id: values.id ?? CredentialService.newAccountId(),
+        service_account_id: values.id ?? newServiceAccountId(),
         display_name: values.name,
         ...(scopes ? { scopes } : {}),
         ...(values.namespace !== undefined ? { namespace: values.namespace } : {}),
@@ -82,4 +80,5 @@ export const bootstrap: Command = async (argv) => {
       : `token NOT saved: ${ctx.configPath} already holds a live token for ${ctx.url} (${previous?.service_account_id ?? 'unknown account'}), kept; the new one is shown only now`;
     return `service account ${data.service_account_id} created in namespace ${data.namespace}; ${where}\n` + (showToken ? `export LOOM_TOKEN='${token}'\n` : '');
   });
-};
+},
+});

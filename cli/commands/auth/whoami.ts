@@ -2,15 +2,19 @@
  * `loom whoami`: who the chosen token is (GET /v1/identity), and where the
  * token came from, since --token, LOOM_TOKEN and the config file compete.
  */
-import { parseArgs } from 'node:util';
-import { call, clientContext, COMMON_OPTIONS, print, type Command } from '../../kit/context.js';
+import { defineCommand } from '../../../command/define-command.js';
+import { call, clientContext, CLIENT_OPTIONS, print } from '../../kit/context.js';
 
 export const WHOAMI_USAGE = `loom whoami [--url …] [--token …] [--json]
   The service account, scopes and allowed actors of the token in use, and where it came from.`;
 
-export const whoami: Command = async (argv) => {
-  const { values } = parseArgs({ args: argv, options: COMMON_OPTIONS });
-  if (values.help) return void process.stdout.write(WHOAMI_USAGE + '\n');
+export const whoami = defineCommand({
+  name: 'whoami',
+  summary: 'who the token in use is, and where it came from',
+  usage: WHOAMI_USAGE,
+  options: CLIENT_OPTIONS,
+  json: true,
+  run: async ({ values }) => {
   const ctx = clientContext(values);
   const { data } = await call(ctx, ctx.client.getIdentity());
   print(ctx, data, () => {
@@ -23,4 +27,5 @@ export const whoami: Command = async (argv) => {
       `token from: ${ctx.tokenSource ?? '-'} (key ${data.key_fingerprint ?? '-'}…)`,
     ].join('\n') + '\n';
   });
-};
+},
+});

@@ -8,7 +8,7 @@ import { TH_NAMESPACE_REGISTRY } from '../../../core/records/reserved-threads.js
 import { CliError } from '../../../command/cli-error.js';
 import { call, clientContext, COMMON_OPTIONS, defaultActor, isHelp, parseJsonOption, print, type ClientContext, type Command } from '../../kit/context.js';
 
-const EMIT_USAGE = `loom emit --thread <th_…> [--actor <did>] [--act KNOW] [--body '{…}'] [--clock N] [--data-type SCALAR]
+export const EMIT_USAGE = `loom emit --thread <th_…> [--actor <did>] [--act KNOW] [--body '{…}'] [--clock N] [--data-type SCALAR]
           [--parents id,id] [--judged-by <id>] [--url …] [--token …] [--json]
   Defaults: --actor $LOOM_ACTOR, else did:sync:user:<your login name>; --act KNOW; --body {};
   --data-type SCALAR; --clock the actor's next clock from the thread state; --parents none.`;
@@ -25,7 +25,7 @@ export async function emitRecord(ctx: ClientContext, record: Record<string, unkn
   return { record: data as unknown as Record<string, unknown> & { id: string }, created: status === 201 };
 }
 
-const emit: Command = async (argv) => {
+export const emit: Command = async (argv) => {
   const { values } = parseArgs({
     args: argv,
     options: {
@@ -66,10 +66,10 @@ const emit: Command = async (argv) => {
   print(ctx, stored, () => `${created ? 'stored' : 'already stored'} ${stored.id} (${record.act} by ${actor}, clock ${clock}) on ${record.thread}\n`);
 };
 
-const THREAD_USAGE = `loom thread list [--limit N] [--after <cursor>] [--url …] [--json]
+export const THREAD_USAGE = `loom thread list [--limit N] [--after <cursor>] [--url …] [--json]
 loom thread show <thread> [--format tui|messages] [--url …] [--json]`;
 
-const thread: Command = async (argv) => {
+export const thread: Command = async (argv) => {
   const [sub, ...rest] = argv;
   if (isHelp(sub)) return void process.stdout.write(THREAD_USAGE + '\n');
   if (sub === 'list') {
@@ -105,9 +105,9 @@ const thread: Command = async (argv) => {
   throw new CliError(`usage:\n${THREAD_USAGE}`);
 };
 
-const QUERY_USAGE = `loom query [--thread <th_…>] [--filter '{…}'] [--sort '{"clock":-1}'] [--limit N] [--offset N] [--explain] [--url …] [--json]`;
+export const QUERY_USAGE = `loom query [--thread <th_…>] [--filter '{…}'] [--sort '{"clock":-1}'] [--limit N] [--offset N] [--explain] [--url …] [--json]`;
 
-const query: Command = async (argv) => {
+export const query: Command = async (argv) => {
   const { values } = parseArgs({
     args: argv,
     options: {
@@ -138,12 +138,12 @@ const query: Command = async (argv) => {
   });
 };
 
-const NAMESPACE_USAGE = `loom namespace create <namespace> [--description …] [--actor <did>] [--url …] [--json]
+export const NAMESPACE_USAGE = `loom namespace create <namespace> [--description …] [--actor <did>] [--url …] [--json]
 loom namespace archive <namespace> [--actor <did>] [--url …] [--json]
   Idempotent: a namespace already active (create) or archived (archive) is left as it is.
   --actor defaults to $LOOM_ACTOR, else did:sync:user:<your login name>.`;
 
-const namespace: Command = async (argv) => {
+export const namespace: Command = async (argv) => {
   const [sub, ...rest] = argv;
   if (isHelp(sub)) return void process.stdout.write(NAMESPACE_USAGE + '\n');
   if (sub !== 'create' && sub !== 'archive') throw new CliError(`usage:\n${NAMESPACE_USAGE}`);

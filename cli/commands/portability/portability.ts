@@ -19,7 +19,6 @@
 import { createReadStream, createWriteStream, openAsBlob } from 'node:fs';
 import { access, mkdir, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join, resolve as resolvePath } from 'node:path';
-import { createInterface } from 'node:readline';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
@@ -28,6 +27,7 @@ import { CliError } from '../../../command/cli-error.js';
 import { call, clientContext, COMMON_OPTIONS, type ClientContext, type Command } from '../../kit/context.js';
 import { integerOption } from '../../kit/options.js';
 import { formatBytes, transferProgress } from '../../kit/progress.js';
+import { localStore } from '../../kit/local-store.js';
 
 export const PORTABILITY_USAGE = `loom export [-o <file>] [--thread <th_…>] [--actor <did>] [--namespace <ns>] [--after <seq>] [--until <seq>] [--url …] [--token …] [--json]
 loom export --data-dir <dir> [--storage sqlite|level] [-o <file>] [filters]
@@ -62,12 +62,6 @@ function offlineStorage(values: Values): 'sqlite' | 'level' {
   const storage = values.storage ?? process.env['LOOM_STORAGE'] ?? 'sqlite';
   if (storage !== 'sqlite' && storage !== 'level') throw new CliError(`--storage must be sqlite or level with --data-dir (PostgreSQL: export from a running server with --url)`);
   return storage;
-}
-
-/** A SQLite or LevelDB lock held by a running server, said in the operator's terms. */
-function inUse(error: unknown, dir: string): never {
-  const message = error instanceof Error ? error.message : String(error);
-  throw new CliError(`cannot open the log in ${dir}: ${message}\n  a running server holds it: use --url to go through that server, or stop it first`, 1);
 }
 
 /** Counts lines and bytes passing through (for progress and the summary). */
@@ -135,23 +129,8 @@ async function exportOffline(values: Values, sink: NodeJS.WritableStream, onChun
   await access(dir).catch(() => {
     throw new CliError(`no data directory at ${dir}`);
   });
-  const [{ openReferenceStore }, { exportLines }, { LOOM_VERSION }] = await Promise.all([import('../../../server/reference-loom.js'), import('../../../plugins/portability/index.js'), import('../../../core/server/version.js')]);
-  const store = openReferenceStore(offlineStorage(values), dir, 'full', {});
-  await store.open().catch((error: unknown) => inUse(error, dir));
-  try {
-    const instance = await readFile(join(dir, 'instance.json'), 'utf8').then((text) => (JSON.parse(text) as { did?: string }).did ?? 'unknown', () => 'unknown');
-    const query = scopeQuery(values);
-    const scope = {
-      ...(query['thread'] ? { thread: query['thread'] } : {}),
-      ...(query['actor'] ? { actor: query['actor'] } : {}),
-      ...(query['namespace'] ? { namespace: query['namespace'] } : {}),
-      ...(query['after'] ? { after: Number(query['after']) } : {}),
-      ...(query['until'] ? { until: Number(query['until']) } : {}),
-    };
-    await pipeline(Readable.from(exportLines({ store, loomVersion: LOOM_VERSION, instance }, scope)), counting(onChunk), sink, { end: sink !== process.stdout });
-  } finally {
-    await store.close();
-  }
+  const local = await localStore();
+  await local.exportFromDataDir(dir, offlineStorage(values), scopeQuery(values), counting(onChunk), sink);
 }
 
 async function exportOnline(ctx: ClientContext, values: Values, sink: NodeJS.WritableStream, onChunk: (bytes: number, lines: number) => void): Promise<void> {
@@ -200,34 +179,17 @@ interface ImportSummary {
 
 async function importOffline(values: Values, file: string): Promise<ImportSummary> {
   const dir = resolvePath(values['data-dir']!);
-  const [{ createReferenceLoom }, { LogImporter, importLines, PortabilityToken }, { SYSTEM }, { jsonLogger }, { resolve }] = await Promise.all([
-    import('../../../server/reference-loom.js'),
-    import('../../../plugins/portability/index.js'),
-    import('../../../core/access/caller.js'),
-    import('../../../core/plugin/logger.js'),
-    import('../../../core/di/token.js'),
-  ]);
-  // The server's own checks and gates, without listening: the records go in as a running server would take them.
-  const loom = await createReferenceLoom({ dataDir: dir, storage: offlineStorage(values), logger: jsonLogger({ level: 'warn', write: (line) => process.stderr.write(line) }), fleet: { heartbeat: false } }).catch((error: unknown) => inUse(error, dir));
-  await loom.initialize().catch(async (error: unknown) => {
-    await loom.stop().catch(() => {});
-    inUse(error, dir);
-  });
+  const storage = offlineStorage(values);
+  const local = await localStore();
+  const progress = recordLineProgress('import');
+  let seen = 0;
   try {
-    const portability = resolve(loom.container, PortabilityToken);
-    const progress = recordLineProgress('import');
-    let seen = 0;
-    const importer = new LogImporter(portability.ingestor, SYSTEM, portability.isSystemThread, ({ records_read }) => {
-      progress.update(0, records_read - seen);
-      seen = records_read;
+    return await local.importIntoDataDir(dir, storage, file, (recordsRead) => {
+      progress.update(0, recordsRead - seen);
+      seen = recordsRead;
     });
-    try {
-      return await importLines(createInterface({ input: createReadStream(file), crlfDelay: Infinity }), importer);
-    } finally {
-      progress.finish();
-    }
   } finally {
-    await loom.stop();
+    progress.finish();
   }
 }
 
@@ -264,8 +226,7 @@ export const importCommand: Command = async (argv) => {
     throw new CliError(`no file at ${file}`);
   });
   // The whole file is checked before anything is sent: a damaged or cut-short file stores nothing.
-  const { checkExportFile } = await import('../../../plugins/portability/index.js');
-  const check = await checkExportFile(createInterface({ input: createReadStream(file), crlfDelay: Infinity }));
+  const check = await (await localStore()).checkExportFile(file);
   if (check.problem !== null) throw new CliError(`${file} is not a complete Loom export: ${check.problem}; nothing was imported`, 1);
   const result = values['data-dir'] !== undefined ? await importOffline(values, file) : await importOnline(clientContext(values), file);
   if (values.json) process.stdout.write(JSON.stringify(result, null, 2) + '\n');
@@ -319,7 +280,8 @@ export const restoreCommand: Command = async (argv) => {
   const existing = await readdir(dir).catch(() => [] as string[]);
   const kept = existing.filter((name) => name !== 'lost+found');
   if (kept.length > 0) throw new CliError(`${dir} is not empty (${kept.slice(0, 3).join(', ')}${kept.length > 3 ? ', …' : ''}): restore into an empty directory, or move this one aside first`);
-  const [{ extract }, { BACKUP_MANIFEST, BACKUP_FORMAT }] = await Promise.all([import('tar'), import('../../../plugins/portability/index.js')]);
+  const [{ extract }, local] = await Promise.all([import('tar'), localStore()]);
+  const { backupManifest: BACKUP_MANIFEST, backupFormat: BACKUP_FORMAT } = local;
   await mkdir(dir, { recursive: true });
   const staging = join(dir, '.restore');
   await mkdir(staging);
@@ -343,11 +305,7 @@ export const restoreCommand: Command = async (argv) => {
       await rename(join(staging, 'data', path), join(dir, path));
     }
     // Opened once: the copy must be a whole log holding what the manifest says.
-    const { openReferenceStore } = await import('../../../server/reference-loom.js');
-    const store = openReferenceStore(manifest.backend as 'sqlite' | 'level', dir, 'full', {});
-    await store.open();
-    const watermark = await store.watermark();
-    await store.close();
+    const watermark = await local.restoredWatermark(manifest.backend as 'sqlite' | 'level', dir);
     if (watermark !== manifest.watermark) throw new CliError(`the restored log ends at sequence ${watermark}, not at the backup's ${manifest.watermark}: the archive is damaged`, 1);
     const result = { data_dir: dir, backend: manifest.backend, watermark, records: manifest.records, instance: manifest.instance, taken_at: manifest.created_at, state: manifest.state };
     if (values.json) process.stdout.write(JSON.stringify(result, null, 2) + '\n');
