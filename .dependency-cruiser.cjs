@@ -1,11 +1,20 @@
 /**
- * Direction of dependencies (../shared/style.md §2.1, docs/decisions.md):
- * records ← folds ← engine ← plugin contract ← plugins; drivers see only the
- * storage contract; only the composition root and the CLI name concrete
- * drivers and plugins; core knows Hapi only in core/server. Test files and
- * test helpers may reach further (they wire real drivers), so they are exempt.
+ * Direction of dependencies (../shared/style.md §2.1, docs/decisions.md), in
+ * three rings with arrows pointing inward only:
+ * - the kernel, core/: records ← folds ← engine ← plugin contract; Hapi only
+ *   in core/server; no plugin, no driver, no SDK, no OpenAPI;
+ * - extensions: plugins/ (core, storage/contract, other plugins' index.ts),
+ *   storage/ (drivers see the contract only), openapi/, sdk/, command/;
+ * - applications: server/ (the reference server's composition), cli/ (the
+ *   `loom` client: the SDK and the record algebra) and bin/ (the entry).
+ *   Nothing imports an application.
+ * Folders are named by pattern, so a new driver or plugin is covered without
+ * editing a rule. Test files and test helpers may reach further (they wire
+ * real drivers), so they are exempt; product code has no exemption.
  */
-const notTest = '\\.test\\.ts$|/test-[a-z-]+\\.ts$|/fixtures/';
+const notTest = '\\.test\\.ts$|^test/|/fixtures/';
+/** Every driver: a storage/ folder other than the contract and the compliance suite. */
+const driver = 'storage/(?!contract/|compliance/)[^/]+/';
 
 module.exports = {
   forbidden: [
@@ -26,63 +35,56 @@ module.exports = {
       name: 'folds-see-records-only',
       severity: 'error',
       from: { path: '^core/folds/', pathNot: notTest },
-      to: { path: '^(core/(engine|plugin|server|cli|errors|access)|plugins|storage|openapi|sdk)/' },
+      to: { path: '^(core/(engine|plugin|server|errors|access)/|plugins/|storage/|openapi/|sdk/|command/)' },
     },
     {
       name: 'access-below-engine',
       comment: 'core/access (callers, scopes, gates, read policies) sits below the engine: records, errors, di and the filter language only.',
       severity: 'error',
       from: { path: '^core/access/', pathNot: notTest },
-      to: { path: '^(core/(engine|plugin|server|cli|folds)|plugins|openapi|sdk|storage/(?!contract/query/))' },
+      to: { path: '^(core/(engine|plugin|server|folds)/|plugins/|openapi/|sdk/|command/|storage/(?!contract/query/))' },
     },
     {
       name: 'engine-below-plugin-layer',
       severity: 'error',
       from: { path: '^core/engine/', pathNot: notTest },
-      to: { path: '^(core/(plugin|server|cli)|plugins|openapi|sdk|storage/(sqlite|level|compliance))/' },
+      to: { path: '^(core/(plugin|server)/|plugins/|openapi/|sdk/|command/|storage/compliance/)' },
     },
     {
-      name: 'core-never-imports-plugins-or-drivers',
-      comment: 'Only the reference server (core/cli, e.g. reference-loom.ts) names concrete plugins and drivers; the library root (create-loom.ts) names none.',
+      name: 'core-is-the-kernel',
+      comment: 'core/ imports no plugin, no driver, no SDK, no OpenAPI and no application; createLoom names no driver and no plugin.',
       severity: 'error',
-      from: { path: '^core/', pathNot: ['^core/cli/', notTest] },
-      to: { path: '^(plugins|storage/(sqlite|level|compliance)|examples)/' },
+      from: { path: '^core/', pathNot: notTest },
+      to: { path: `^(plugins/|${driver}|storage/compliance/|sdk/|openapi/|command/|examples/)` },
     },
     {
       name: 'hapi-only-in-core-server',
       severity: 'error',
-      from: { path: '^(core/(records|folds|engine|plugin|errors|di)|plugins|storage|openapi|sdk)/', pathNot: notTest },
+      from: { path: '^(core/(?!server/)[^/]+|plugins|storage|openapi|sdk|command|cli)/', pathNot: notTest },
       to: { path: '@hapi/' },
     },
     {
       name: 'drivers-see-the-contract-only',
+      comment: 'A driver imports the storage contract, the record algebra, errors and its own folder: never another driver, the engine or a plugin.',
       severity: 'error',
-      from: { path: '^storage/(sqlite|level)/', pathNot: notTest },
-      to: { path: '^(core/(engine|plugin|server|cli|folds)|plugins|openapi|sdk|storage/(sqlite|level))/', pathNot: '^storage/(sqlite|level)/' },
-    },
-    {
-      name: 'sqlite-driver-self-contained',
-      severity: 'error',
-      from: { path: '^storage/sqlite/', pathNot: notTest },
-      to: { path: '^storage/level/' },
-    },
-    {
-      name: 'level-driver-self-contained',
-      severity: 'error',
-      from: { path: '^storage/level/', pathNot: notTest },
-      to: { path: '^storage/sqlite/' },
+      from: { path: '^storage/(?!contract/|compliance/)([^/]+)/', pathNot: notTest },
+      to: {
+        path: '^(core/(?!records/|errors/|di/)|plugins/|openapi/|sdk/|command/|storage/)',
+        pathNot: ['^storage/contract/', '^storage/$1/'],
+      },
     },
     {
       name: 'contract-below-engine',
       severity: 'error',
       from: { path: '^storage/contract/', pathNot: notTest },
-      to: { path: '^(core/(engine|folds|plugin|server|cli)|plugins|openapi|sdk|storage/(sqlite|level|compliance))/' },
+      to: { path: `^(core/(engine|folds|plugin|server)/|plugins/|openapi/|sdk/|command/|${driver}|storage/compliance/)` },
     },
     {
-      name: 'plugins-never-import-drivers',
+      name: 'plugins-see-core-the-contract-and-plugin-indexes',
+      comment: "A plugin imports core, storage/contract and other plugins' index.ts (their exported tokens): no driver, no SDK, no OpenAPI, no application.",
       severity: 'error',
       from: { path: '^plugins/', pathNot: notTest },
-      to: { path: '^(storage/(sqlite|level)|core/server/compose|core/cli|openapi|sdk)/' },
+      to: { path: '^(storage/(?!contract/)|openapi/|sdk/|command/)' },
     },
     {
       name: 'plugins-not-each-others-internals',
@@ -96,13 +98,48 @@ module.exports = {
       comment: 'The SDK sees its generated client, the record algebra and the pure folds (which see records only), so it can verify fold answers offline.',
       severity: 'error',
       from: { path: '^sdk/', pathNot: notTest },
-      to: { path: '^(core/(?!records/|folds/)|plugins|storage|openapi)' },
+      to: { path: '^(core/(?!records/|folds/)|plugins/|storage/|openapi/|command/)' },
     },
     {
-      name: 'openapi-sees-plugin-contract',
+      name: 'openapi-sees-the-plugin-contract',
+      comment: 'openapi/ builds the document from the route catalogue; composing a server to emit it is server/openapi.',
       severity: 'error',
-      from: { path: '^openapi/', pathNot: [notTest, '^openapi/emit\\.ts$', '^openapi/published-document\\.ts$'] },
-      to: { path: '^(plugins|storage/(sqlite|level)|core/(cli|engine))/' },
+      from: { path: '^openapi/', pathNot: notTest },
+      to: { path: `^(plugins/|${driver}|storage/compliance/|core/engine/|sdk/|command/)` },
+    },
+    {
+      name: 'command-contract-stands-alone',
+      comment: 'command/ (defineCommand, CliError) is shared by cli/ and server/; it imports no Loom code.',
+      severity: 'error',
+      from: { path: '^command/', pathNot: notTest },
+      to: { path: '^(core|plugins|storage|openapi|sdk|server|cli|bin)/' },
+    },
+    {
+      name: 'cli-talks-through-the-sdk',
+      comment: "The loom client reaches a server only through the SDK; of core it sees the record algebra; command/ is its declaration.",
+      severity: 'error',
+      from: { path: '^cli/', pathNot: notTest },
+      to: { path: '^(core/(?!records/)|plugins/|storage/|openapi/|server/)' },
+    },
+    {
+      name: 'nothing-imports-the-server',
+      comment: 'server/ is an application: only bin/ (the entry) and tests import it.',
+      severity: 'error',
+      from: { pathNot: ['^(server|bin)/', notTest] },
+      to: { path: '^server/' },
+    },
+    {
+      name: 'nothing-imports-the-cli',
+      comment: 'cli/ is an application: only bin/ (the entry) and tests import it.',
+      severity: 'error',
+      from: { pathNot: ['^(cli|bin)/', notTest] },
+      to: { path: '^cli/' },
+    },
+    {
+      name: 'nothing-imports-bin',
+      severity: 'error',
+      from: { pathNot: ['^bin/', notTest] },
+      to: { path: '^bin/' },
     },
     { name: 'no-circular', severity: 'error', from: {}, to: { circular: true } },
   ],
@@ -110,7 +147,7 @@ module.exports = {
     doNotFollow: { path: 'node_modules' },
     exclude: { path: '^(dist|sdk/gen)/' },
     tsPreCompilationDeps: true,
-    
+
     tsConfig: { fileName: 'tsconfig.json' },
     enhancedResolveOptions: { extensions: ['.ts', '.js'] },
   },

@@ -21,7 +21,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { fmt, log, main, makeTempDir, ratioCheck, round, SCALE, type Check } from './support/harness.js';
 
-const LOOM = fileURLToPath(new URL('../core/cli/loom.js', import.meta.url));
+const LOOM = fileURLToPath(new URL('../bin/loom.js', import.meta.url));
 const MIB = 1024 * 1024;
 const CHUNK = 8 * MIB;
 const SIZE = Math.max(CHUNK, Math.round((1024 * SCALE) / 8) * CHUNK);

@@ -31,7 +31,7 @@ const PER_THREAD = 10;
 const WINDOW_THREADS = 100;
 const REQUESTS = scaled(2_000, 200);
 const ROUNDS = 10;
-const LOOM = fileURLToPath(new URL('../core/cli/loom.js', import.meta.url));
+const LOOM = fileURLToPath(new URL('../bin/loom.js', import.meta.url));
 
 const DOMAINS = ['code', 'docs', 'ops', 'research'];
 const requester = (t: number) => `did:sync:user:requester-${t % 10}`;

@@ -27,7 +27,7 @@ type Ready = {
 /** The server phase: a reference server seeded through the ingestor, serving until `stop`. */
 async function readServer(): Promise<{ stored: number }> {
   await import('reflect-metadata');
-  const { createReferenceLoom } = await import('../core/cli/reference-loom.js');
+  const { createReferenceLoom } = await import('../server/reference-loom.js');
   const { silentLogger } = await import('../core/plugin/logger.js');
   const { SYSTEM } = await import('../core/access/caller.js');
   const loom = await createReferenceLoom({ dataDir: makeTempDir('read-path'), port: 0, logger: silentLogger, storage: 'sqlite', durability: 'normal', auth: { required: false }, fleet: { heartbeat: false } });

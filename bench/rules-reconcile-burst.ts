@@ -35,7 +35,7 @@
 import 'reflect-metadata';
 import { LOCAL } from '../core/access/caller.js';
 import type { IngestContext } from '../core/access/ingest-gate.js';
-import { createReferenceLoom } from '../core/cli/reference-loom.js';
+import { createReferenceLoom } from '../server/reference-loom.js';
 import { resolve } from '../core/di/token.js';
 import { silentLogger } from '../core/plugin/logger.js';
 import { definePlugin } from '../core/plugin/plugin.js';

@@ -47,7 +47,7 @@ async function ollamaPhase(): Promise<ServerReport> {
 
 async function loomPhase(): Promise<ServerReport> {
   await import('reflect-metadata');
-  const { createReferenceLoom } = await import('../core/cli/reference-loom.js');
+  const { createReferenceLoom } = await import('../server/reference-loom.js');
   const { silentLogger } = await import('../core/plugin/logger.js');
   const loom = await createReferenceLoom({ dataDir: makeTempDir('search-loom'), port: 0, logger: silentLogger, durability: 'full', storage: 'sqlite', auth: { required: false }, fleet: { heartbeat: false } });
   const url = await loom.start();
@@ -205,7 +205,7 @@ function zipfWords(random: () => number) {
 async function findPhase(checks: Check[]) {
   await import('reflect-metadata');
   const { SqliteRecordStore } = await import('../storage/sqlite/sqlite-record-store.js');
-  const { createReferenceLoom } = await import('../core/cli/reference-loom.js');
+  const { createReferenceLoom } = await import('../server/reference-loom.js');
   const { silentLogger } = await import('../core/plugin/logger.js');
   const { SYSTEM } = await import('../core/access/caller.js');
   const { FindServiceToken } = await import('../plugins/search/index.js');

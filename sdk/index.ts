@@ -93,3 +93,4 @@ export function createLoomClient(options: LoomClientOptions): LoomClient {
   // Each entry is the generated function with `client` defaulted, so it keeps that function's type.
   return bound as LoomClient;
 }
+export { mintSecret, tokenIdOf, formatBearer, newServiceAccountId } from './client-secret.js';

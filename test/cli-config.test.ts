@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { cliConfigPath, savedServer, saveServerToken } from '../core/cli/cli-config.js';
+import { cliConfigPath, savedServer, saveServerToken } from '../cli/kit/config.js';
 
 describe('loom CLI config file', () => {
   let dir: string;

@@ -7,7 +7,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 
-const LOOM = fileURLToPath(new URL('../core/cli/loom.js', import.meta.url));
+const LOOM = fileURLToPath(new URL('../bin/loom.js', import.meta.url));
 const run = promisify(execFile);
 const TH = 'th_' + 'd'.repeat(64);
 

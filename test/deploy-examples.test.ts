@@ -14,7 +14,7 @@ import { startServer } from './helpers/start-server.js';
 
 const run = promisify(execFile);
 const DOCKER_INSTRUCTIONS = new Set(['FROM', 'RUN', 'CMD', 'LABEL', 'EXPOSE', 'ENV', 'ADD', 'COPY', 'ENTRYPOINT', 'VOLUME', 'USER', 'WORKDIR', 'ARG', 'ONBUILD', 'STOPSIGNAL', 'HEALTHCHECK', 'SHELL']);
-const serveUsage = readFileSync(join(REPO_ROOT, 'core', 'cli', 'serve-command.ts'), 'utf8');
+const serveUsage = readFileSync(join(REPO_ROOT, 'server', 'commands', 'serve.ts'), 'utf8');
 
 /** Dockerfile instructions, with continuation lines joined and comments dropped. */
 function dockerInstructions(text: string): Array<{ op: string; args: string }> {
@@ -77,8 +77,8 @@ describe('deployment examples', () => {
     expect([...sections.keys()]).to.deep.equal(['Unit', 'Service', 'Install']);
     const service = sections.get('Service')!;
     const exec = service.find(([key]) => key === 'ExecStart')![1].split(' ');
-    expect(exec[1]!.endsWith('/dist/core/cli/loom.js')).to.equal(true);
-    expect(existsSync(join(REPO_ROOT, 'dist', 'core', 'cli', 'loom.js'))).to.equal(true);
+    expect(exec[1]!.endsWith('/dist/bin/loom.js')).to.equal(true);
+    expect(existsSync(join(REPO_ROOT, 'dist', 'bin', 'loom.js'))).to.equal(true);
     expect(exec[2]).to.equal('serve');
     for (const [, value] of service.filter(([key]) => key === 'Environment')) expect(serveUsage).to.contain(value.split('=')[0]!);
     expect(service.find(([key]) => key === 'KillSignal')![1]).to.equal('SIGTERM');

@@ -8,7 +8,7 @@ import { jsonLogger, silentLogger } from '../core/plugin/logger.js';
 import { computeRecordId } from '../core/records/record-id.js';
 import { makeRecord, type RecordFields } from '../core/records/record.js';
 import { encodeFrame } from '../storage/contract/journal/journal-frame.js';
-import { createReferenceLoom as createLoom } from '../core/cli/reference-loom.js';
+import { createReferenceLoom as createLoom } from '../server/reference-loom.js';
 import { SqliteRecordStore } from '../storage/sqlite/index.js';
 
 const TH = 'th_' + 'e'.repeat(64);

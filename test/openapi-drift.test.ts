@@ -5,7 +5,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { expect } from 'chai';
-import { buildPublishedOpenApi, publishedDocumentPath, serialiseDocument } from '../openapi/published-document.js';
+import { buildPublishedOpenApi, publishedDocumentPath, serialiseDocument } from '../server/openapi/published-document.js';
 
 const FIX = 'openapi/loom.openapi.json is out of date with the route declarations: run `npm run openapi:emit` and commit the result';
 

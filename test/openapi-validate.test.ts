@@ -14,8 +14,8 @@ import { errorStatus } from '../core/errors/codes.js';
 import type { OpenAPIObject, OperationObject, ReferenceObject, ResponseObject } from 'openapi3-ts/oas31';
 import { silentLogger } from '../core/plugin/logger.js';
 import type { RouteCatalog } from '../core/plugin/route-catalog.js';
-import { createReferenceLoom as createLoom } from '../core/cli/reference-loom.js';
-import { publishedDocumentPath, repoRoot } from '../openapi/published-document.js';
+import { createReferenceLoom as createLoom } from '../server/reference-loom.js';
+import { publishedDocumentPath, repoRoot } from '../server/openapi/published-document.js';
 
 // OAI's fixtures, vendored with their license in test/vectors.
 const FIXTURES = join(repoRoot(), 'test', 'vectors', '08-openapi-validation');

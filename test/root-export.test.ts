@@ -37,7 +37,7 @@ describe('root export', function () {
   });
 
   it('loom/server (the reference composition) also loads on its own', async () => {
-    const server = fileURLToPath(new URL('../core/cli/reference-loom.js', import.meta.url));
+    const server = fileURLToPath(new URL('../server/reference-loom.js', import.meta.url));
     const script = `const m = await import(${JSON.stringify(server)}); console.log(typeof m.createReferenceLoom);`;
     const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script]);
     expect(stdout.trim()).to.equal('function');

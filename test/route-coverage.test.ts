@@ -10,7 +10,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { expect } from 'chai';
 import { silentLogger } from '../core/plugin/logger.js';
 import type { AnyRouteDecl } from '../core/plugin/route.js';
-import { createReferenceLoom as createLoom } from '../core/cli/reference-loom.js';
+import { createReferenceLoom as createLoom } from '../server/reference-loom.js';
 import type { Loom } from '../core/server/create-loom.js';
 import { RecordStore } from '../storage/contract/record-store.js';
 import { FoldEngineToken } from '../core/engine/fold-engine.js';

@@ -6,7 +6,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { expect } from 'chai';
-import { publishedDocumentPath } from '../openapi/published-document.js';
+import { publishedDocumentPath } from '../server/openapi/published-document.js';
 import { computeRecordId, createLoomClient, newThreadNonce, taskThreadId, type ErrorEnvelope, type LoomClient, type RecordInput } from '../sdk/index.js';
 import { startServer, type StartedServer } from './helpers/start-server.js';
 

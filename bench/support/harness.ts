@@ -6,7 +6,7 @@
  * they crash.
  */
 import { fork, type ChildProcess } from 'node:child_process';
-import { SERVER_NODE_FLAGS } from '../../core/cli/node-flags.js';
+import { SERVER_NODE_FLAGS } from '../../server/node-flags.js';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -239,7 +239,7 @@ export class Child {
 /**
  * Forks the compiled module at `moduleUrl` with `args`; stdout/stderr are
  * inherited. Every child, baselines included, runs with the node flags the
- * reference server runs with (core/cli/node-flags.ts).
+ * reference server runs with (server/node-flags.ts).
  */
 export function forkChild(moduleUrl: string, args: readonly string[], label: string, env: Record<string, string> = {}): Child {
   const child = fork(fileURLToPath(moduleUrl), [...args], {

@@ -42,7 +42,7 @@ export interface LoomServerOptions {
  */
 export async function loomServer({ durability, storage, authRequired = false, databaseUrl }: LoomServerOptions): Promise<ServerReport> {
   await import('reflect-metadata');
-  const { createReferenceLoom } = await import('../../core/cli/reference-loom.js');
+  const { createReferenceLoom } = await import('../../server/reference-loom.js');
   const { silentLogger } = await import('../../core/plugin/logger.js');
   const dataDir = makeTempDir('http-loom');
   const loom = await createReferenceLoom({ dataDir, port: 0, logger: silentLogger, durability, storage, auth: { required: authRequired }, ...(databaseUrl ? { databaseUrl } : {}) });

@@ -1,7 +1,7 @@
 import { ENGINE_WRITE } from './ingest.js';
 import { expect } from 'chai';
 import type { StoredRecord } from '../../storage/contract/stored-record.js';
-import { rec, startTestEngine, TH_A, TH_B, type TestEngine } from './test-engine.js';
+import { rec, startTestEngine, TH_A, TH_B, type TestEngine } from '../../test/helpers/test-engine.js';
 
 async function take(iterator: AsyncIterator<StoredRecord>, n: number): Promise<StoredRecord[]> {
   const out: StoredRecord[] = [];

@@ -9,7 +9,7 @@ import type { RecordStore } from '../../storage/contract/record-store.js';
 import type { FoldReplayReport } from './fold-engine.js';
 import { ENGINE_WRITE } from './ingest.js';
 import { LoomEngine } from './loom-engine.js';
-import { rec, TH_A, TH_B } from './test-engine.js';
+import { rec, TH_A, TH_B } from '../../test/helpers/test-engine.js';
 
 /** Counts records per actor and remembers how many records it was ever applied to (to see what a start replayed). */
 function countingFold(version = 1): Fold<{ perActor: Record<string, number>; applied: number }, Record<string, number>> & { applications: number } {

@@ -4,7 +4,7 @@ import type { GateInput, IngestGate } from '../access/ingest-gate.js';
 import { LoomError } from '../errors/loom-error.js';
 import { LoomEngine } from './loom-engine.js';
 import { ENGINE_WRITE } from './ingest.js';
-import { rec, TH_A } from './test-engine.js';
+import { rec, TH_A } from '../../test/helpers/test-engine.js';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -4,7 +4,7 @@ import { LoomError } from '../errors/loom-error.js';
 import { TH_ENGINE_CONFIG, TH_NAMESPACE_REGISTRY } from '../records/reserved-threads.js';
 import { computeRecordId } from '../records/record-id.js';
 import { nobleSha256Hex } from '../records/sha256.js';
-import { rec, startTestEngine, TH_A, TH_B, type TestEngine } from './test-engine.js';
+import { rec, startTestEngine, TH_A, TH_B, type TestEngine } from '../../test/helpers/test-engine.js';
 import { refusalOf as refusal } from '../errors/refusal-of.js';
 
 describe('ingest pipeline', () => {

@@ -10,7 +10,7 @@ import { parseRecordQuery } from '../../storage/contract/query/parse-query.js';
 import { SqliteRecordStore } from '../../storage/sqlite/index.js';
 import { ENGINE_WRITE } from './ingest.js';
 import { LoomEngine } from './loom-engine.js';
-import { rec, TH_A, TH_B } from './test-engine.js';
+import { rec, TH_A, TH_B } from '../../test/helpers/test-engine.js';
 
 const onlyA: ReadPolicy = {
   name: 'test.only-a',

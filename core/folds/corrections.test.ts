@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { cancelledBy, correctedBody, correctionFields, mayCorrect, supersededBy } from './corrections.js';
-import { ALICE, BOB, TestLog } from './named/test-log.js';
+import { ALICE, BOB, TestLog } from '../../test/helpers/test-log.js';
 
 describe('corrections and cancellations', () => {
   const log = new TestLog();

@@ -2,8 +2,8 @@ import { ENGINE_WRITE } from '../engine/ingest.js';
 import { expect } from 'chai';
 import { replayFold } from './fold.js';
 import { participantRows, threadStateFold, type ThreadStateValue } from './thread-state.js';
-import { ALICE, BOB, CAROL, checkBatchSplits, TestLog, TH_1 } from './named/test-log.js';
-import { rec, startTestEngine, TH_A, type TestEngine } from '../engine/test-engine.js';
+import { ALICE, BOB, CAROL, checkBatchSplits, TestLog, TH_1 } from '../../test/helpers/test-log.js';
+import { rec, startTestEngine, TH_A, type TestEngine } from '../../test/helpers/test-engine.js';
 
 describe('thread_state fold', () => {
   let t: TestEngine;

@@ -2,7 +2,7 @@
  * The composition root of the library: a store instance and a plugin list →
  * container → engine → plugins → server. It names no driver and no plugin;
  * an application chooses them (the reference server's is
- * core/cli/reference-loom.ts). `createLoom` builds everything without
+ * server/reference-loom.ts). `createLoom` builds everything without
  * listening; `start()` opens storage, rebuilds folds, runs the plugins'
  * start hooks, starts the loops and listens; `stop()` reverses that.
  */

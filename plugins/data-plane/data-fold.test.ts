@@ -1,12 +1,12 @@
 import { expect } from 'chai';
 import { replayFold, type FoldInput } from '../../core/folds/fold.js';
-import { ALICE, BOB, TestLog, TH_1 } from '../../core/folds/named/test-log.js';
+import { ALICE, BOB, TestLog, TH_1 } from '../../test/helpers/test-log.js';
 import type { JsonObject } from '../../core/records/json.js';
 import type { LoomRecord } from '../../core/records/record.js';
 import { DATA_FOLD, dataFold, readChange, treeOf, type DataState } from './data-fold.js';
 import type { NamespaceTree } from './namespace-tree.js';
 import { dataThreadId, NODE_KIND, nodeRecordBody, type NodeChange } from './node-records.js';
-import { treeSnapshot } from './test-tree-snapshot.js';
+import { treeSnapshot } from '../../test/helpers/tree-snapshot.js';
 
 const H1 = 'a1'.repeat(32);
 const H2 = 'b2'.repeat(32);

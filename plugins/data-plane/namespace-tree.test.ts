@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { applyChange, childrenOf, emptyTree, loadTree, nodeAt, problemWith, saveTree, type ChangeMeta, type DataNode, type NamespaceTree } from './namespace-tree.js';
 import type { NodeChange } from './node-records.js';
-import { treeSnapshot } from './test-tree-snapshot.js';
+import { treeSnapshot } from '../../test/helpers/tree-snapshot.js';
 
 const H1 = '1'.repeat(64);
 const H2 = '2'.repeat(64);

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { SYSTEM } from '../../core/access/caller.js';
-import { rec, startTestEngine, TH_A, type TestEngine } from '../../core/engine/test-engine.js';
+import { rec, startTestEngine, TH_A, type TestEngine } from '../../test/helpers/test-engine.js';
 import { TH_NAMESPACE_REGISTRY } from '../../core/records/reserved-threads.js';
 import type { LoomRecord } from '../../core/records/record.js';
 import { MemoryOriginStore } from './origin-store.js';

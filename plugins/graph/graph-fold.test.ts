@@ -11,7 +11,7 @@ import type { StoredRecord } from '../../storage/contract/stored-record.js';
 import { GRAPH_CHECKPOINT_VERSION, graphCheckpoint } from './graph-checkpoint.js';
 import { graphFold, KIND_MAX } from './graph-fold.js';
 import { clip, idKey, referencesTo, type GraphState } from './graph-state.js';
-import { foldState, randomGraph } from './test-random-graph.js';
+import { foldState, randomGraph } from '../../test/helpers/random-graph.js';
 
 const TH_A = `th_${'a'.repeat(64)}`;
 const TH_B = `th_${'b'.repeat(64)}`;

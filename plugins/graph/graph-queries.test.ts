@@ -1,6 +1,6 @@
 /**
  * Every graph operation, on many random small logs, equals the brute-force
- * reference (test-reference-graph.ts): as the whole log's reader and as
+ * reference (test/helpers/reference-graph.ts): as the whole log's reader and as
  * readers limited to some threads or to some records, under default and
  * tiny bounds (so limits, fan-out caps, the expansion and edge budgets and
  * the depth cap are all hit), with pages cut short at random.
@@ -15,8 +15,8 @@ import type { GraphQuery } from './graph-query-params.js';
 import { GraphView } from './graph-view.js';
 import { parseNodeId } from './node-id.js';
 import { runGraphQuery } from './run-graph-query.js';
-import { foldState, memoryReads, randomGraph, type RandomGraph } from './test-random-graph.js';
-import { ReferenceGraph } from './test-reference-graph.js';
+import { foldState, memoryReads, randomGraph, type RandomGraph } from '../../test/helpers/random-graph.js';
+import { ReferenceGraph } from '../../test/helpers/reference-graph.js';
 import { facets } from './facets.js';
 import { clip } from './graph-state.js';
 import { LABEL_MAX } from './graph-fold.js';

@@ -9,7 +9,7 @@
  * no edge.
  *
  * Neighbours are listed in this fixed order, which every query (and the
- * brute-force reference in test-reference-graph.ts) follows:
+ * brute-force reference in test/helpers/reference-graph.ts) follows:
  * - actor: the threads it wrote on (wrote_in, in order of its first record
  *   on each); the INTENDs assigned to it (assigned_to, by sequence); the
  *   records it wrote (authored, by sequence).

@@ -15,7 +15,7 @@ import { TH_FLEET_CONTROL } from '../../core/records/reserved-threads.js';
 import { LevelRecordStore } from '../../storage/level/index.js';
 import { SqliteRecordStore } from '../../storage/sqlite/index.js';
 import { createTrustFold, type TrustFoldValue } from './trust-fold.js';
-import { DAY_MS, did } from './test-trust-log.js';
+import { DAY_MS, did } from '../../test/helpers/trust-log.js';
 
 const TASK_A = 'th_' + '1'.repeat(64);
 const TASK_B = 'th_' + '2'.repeat(64);

@@ -9,7 +9,7 @@ import type { PrincipalResolver } from '../../core/access/principal-resolver.js'
 import { replayFold } from '../../core/folds/fold.js';
 import { createTrustFold, type TrustFoldValue } from './trust-fold.js';
 import type { TrustScore } from './trust-rows.js';
-import { DAY_MS, did, T0, TrustLog } from './test-trust-log.js';
+import { DAY_MS, did, T0, TrustLog } from '../../test/helpers/trust-log.js';
 import { wilsonLowerBound } from './wilson.js';
 
 const W = did('worker');

@@ -15,7 +15,7 @@ import { decayWeight, HALF_LIFE_MS, REBASE_AFTER_HALF_LIVES } from './decay.js';
 import { trustCheckpoint } from './trust-checkpoint.js';
 import { applyTrust, createTrustFold } from './trust-fold.js';
 import { emptyTrustState, type TrustState } from './trust-state.js';
-import { DAY_MS, did, T0, TrustLog, type StoredInput } from './test-trust-log.js';
+import { DAY_MS, did, T0, TrustLog, type StoredInput } from '../../test/helpers/trust-log.js';
 import { FAILURE_WORDS, SUCCESS_WORDS } from './verdict-words.js';
 import { wilsonLowerBound } from './wilson.js';
 

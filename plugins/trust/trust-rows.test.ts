@@ -8,7 +8,7 @@ import type { PrincipalResolver } from '../../core/access/principal-resolver.js'
 import { applyTrust } from './trust-fold.js';
 import { principalTrust, trustScores } from './trust-rows.js';
 import { emptyTrustState, type TrustState } from './trust-state.js';
-import { DAY_MS, did, T0, TrustLog } from './test-trust-log.js';
+import { DAY_MS, did, T0, TrustLog } from '../../test/helpers/trust-log.js';
 import { wilsonLowerBound } from './wilson.js';
 
 const ADA = did('ada');

@@ -6,7 +6,7 @@ import { makePrepared, actorDid, threadId } from '../compliance/fixtures.js';
 import { openStore } from './open-postgres-store.js';
 import { SCHEMA_VERSION } from './migrations.js';
 import { PostgresRecordStore } from './postgres-record-store.js';
-import { clusterOrSkip, freshDatabase } from './postgres-test-support.js';
+import { clusterOrSkip, freshDatabase } from '../../test/helpers/postgres-test-support.js';
 import type { ThrowawayCluster } from './throwaway-cluster.js';
 
 describe('PostgreSQL driver', function () {

@@ -1,6 +1,6 @@
 /**
  * Random filters and sorts over values chosen to find where SQLite and JS
- * disagree (tricky-query-arbitraries.ts). The SQL driver must give the
+ * disagree (test/helpers/tricky-query-arbitraries.ts). The SQL driver must give the
  * reference answer every time.
  */
 import { expect } from 'chai';
@@ -8,8 +8,8 @@ import fc from 'fast-check';
 import { parseRecordQuery } from '../contract/query/parse-query.js';
 import type { StoredRecord } from '../contract/stored-record.js';
 import type { SqliteRecordStore } from './sqlite-record-store.js';
-import { TempStores, referenceAnswer } from './sqlite-test-support.js';
-import { dataset, rawQuery } from './tricky-query-arbitraries.js';
+import { TempStores, referenceAnswer } from '../../test/helpers/sqlite-test-support.js';
+import { dataset, rawQuery } from '../../test/helpers/tricky-query-arbitraries.js';
 
 describe('SqliteRecordStore query equivalence with the reference semantics', () => {
   const temp = new TempStores();

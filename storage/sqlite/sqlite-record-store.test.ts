@@ -12,7 +12,7 @@ import { SCHEMA_VERSION } from './migrations.js';
 import { openStore } from './open-sqlite-store.js';
 import { SqliteDatabase } from './sqlite-database.js';
 import { SqliteRecordStore } from './sqlite-record-store.js';
-import { ALICE, BOB, TH_A, TH_B, TH_C, TempStores, prepare, referenceAnswer } from './sqlite-test-support.js';
+import { ALICE, BOB, TH_A, TH_B, TH_C, TempStores, prepare, referenceAnswer } from '../../test/helpers/sqlite-test-support.js';
 
 runStoreCompliance({
   name: 'SqliteRecordStore',

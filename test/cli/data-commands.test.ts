@@ -20,7 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { get } from '../helpers/http-server.js';
 import { startServer, type StartedServer } from '../helpers/start-server.js';
 
-const LOOM = fileURLToPath(new URL('../../core/cli/loom.js', import.meta.url));
+const LOOM = fileURLToPath(new URL('../../bin/loom.js', import.meta.url));
 const CHUNK = 64 * 1024;
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 

@@ -18,7 +18,7 @@ import { TH_CONSENT } from '../../core/records/reserved-threads.js';
 import { bootstrapAdmin, createAccount } from '../helpers/auth.js';
 import { get, newThread, postJson, recordInput, startServer, type StartedServer } from '../helpers/http-server.js';
 
-const LOOM = fileURLToPath(new URL('../../core/cli/loom.js', import.meta.url));
+const LOOM = fileURLToPath(new URL('../../bin/loom.js', import.meta.url));
 const run = promisify(execFile);
 
 interface Run {

@@ -8,7 +8,7 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 
-export const LOOM_CLI = fileURLToPath(new URL('../../core/cli/loom.js', import.meta.url));
+export const LOOM_CLI = fileURLToPath(new URL('../../bin/loom.js', import.meta.url));
 const run = promisify(execFile);
 
 export interface CliRun {

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const LOOM = resolve(fileURLToPath(new URL('.', import.meta.url)), '../../core/cli/loom.js');
+const LOOM = resolve(fileURLToPath(new URL('.', import.meta.url)), '../../bin/loom.js');
 
 export interface LoomProcess {
   readonly url: string;

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { silentLogger } from '../../core/plugin/logger.js';
 import type { Loom } from '../../core/server/create-loom.js';
-import { createReferenceLoom, type ReferenceLoomOptions } from '../../core/cli/reference-loom.js';
+import { createReferenceLoom, type ReferenceLoomOptions } from '../../server/reference-loom.js';
 
 export interface StartedServer {
   /** Base URL, e.g. `http://127.0.0.1:54321`. */

@@ -6,7 +6,7 @@
  */
 import { expect } from 'chai';
 import { CATASTROPHIC_PATTERNS } from '../../storage/compliance/redos-patterns.js';
-import { clusterOrSkip, freshDatabase } from '../../storage/postgres/postgres-test-support.js';
+import { clusterOrSkip, freshDatabase } from '../helpers/postgres-test-support.js';
 import { whileProbingHealth } from '../helpers/health-probe.js';
 import { newThread, postJson, recordInput, startServer, type StartedServer } from '../helpers/http-server.js';
 

@@ -10,10 +10,10 @@ import fc from 'fast-check';
 import { parseRecordQuery } from '../../storage/contract/query/parse-query.js';
 import type { StoredRecord } from '../../storage/contract/stored-record.js';
 import { PostgresRecordStore } from '../../storage/postgres/index.js';
-import { clusterOrSkip, freshDatabase } from '../../storage/postgres/postgres-test-support.js';
+import { clusterOrSkip, freshDatabase } from '../helpers/postgres-test-support.js';
 import type { SqliteRecordStore } from '../../storage/sqlite/sqlite-record-store.js';
-import { TempStores, referenceAnswer } from '../../storage/sqlite/sqlite-test-support.js';
-import { dataset, rawQuery } from '../../storage/sqlite/tricky-query-arbitraries.js';
+import { TempStores, referenceAnswer } from '../helpers/sqlite-test-support.js';
+import { dataset, rawQuery } from '../helpers/tricky-query-arbitraries.js';
 
 describe('PostgreSQL and SQLite answer structured queries alike', function () {
   this.timeout(180_000);

@@ -20,7 +20,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { makePrepared, actorDid, threadId } from '../../storage/compliance/fixtures.js';
 import { PostgresRecordStore } from '../../storage/postgres/index.js';
-import { clusterOrSkip, freshDatabase } from '../../storage/postgres/postgres-test-support.js';
+import { clusterOrSkip, freshDatabase } from '../helpers/postgres-test-support.js';
 import type { ThrowawayCluster } from '../../storage/postgres/throwaway-cluster.js';
 import { bootstrapAdmin, bearer, createAccount } from '../helpers/auth.js';
 import { expectEnvelope, get, mapLimit, newThread, postJson, recordInput, request, SseReader, startServer, type StartedServer } from '../helpers/http-server.js';

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { replayFold } from '../fold.js';
 import { frameFold, FRAME_RECORDS, type FrameValue } from './frame.js';
-import { ALICE, BOB, CAROL, checkBatchSplits, TestLog, TH_1 } from './test-log.js';
+import { ALICE, BOB, CAROL, checkBatchSplits, TestLog, TH_1 } from '../../../test/helpers/test-log.js';
 
 const value = (log: TestLog): FrameValue => replayFold(frameFold, TH_1, log.onThread(TH_1));
 

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { replayFold } from '../fold.js';
 import { rollupFold, ROLLUP_RECENT, type RollupValue } from './rollup.js';
 import { taskListFold } from './task-list.js';
-import { ALICE, BOB, CAROL, checkBatchSplits, scenarioArbitrary, scenarioLog, TestLog, TH_1, TH_2 } from './test-log.js';
+import { ALICE, BOB, CAROL, checkBatchSplits, scenarioArbitrary, scenarioLog, TestLog, TH_1, TH_2 } from '../../../test/helpers/test-log.js';
 import fc from 'fast-check';
 
 const value = (log: TestLog): RollupValue => replayFold(rollupFold, 'rollup', log.inputs);

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { replayFold } from '../fold.js';
 import { applyToTaskBook, newTaskBook } from './task-book.js';
 import { taskListFold, type TaskListValue } from './task-list.js';
-import { ALICE, BOB, CAROL, checkBatchSplits, TestLog, TH_2 } from './test-log.js';
+import { ALICE, BOB, CAROL, checkBatchSplits, TestLog, TH_2 } from '../../../test/helpers/test-log.js';
 
 const value = (log: TestLog): TaskListValue => replayFold(taskListFold, 'task_list', log.inputs);
 const task = (log: TestLog, id: string) => value(log).tasks.find((t) => t.id === id)!;

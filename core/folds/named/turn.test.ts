@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { replayFold } from '../fold.js';
-import { ALICE, BOB, CAROL, checkBatchSplits, TestLog, TH_1, TH_2 } from './test-log.js';
+import { ALICE, BOB, CAROL, checkBatchSplits, TestLog, TH_1, TH_2 } from '../../../test/helpers/test-log.js';
 import { turnFold, TURN_WINDOW, type TurnValue } from './turn.js';
 
 const value = (log: TestLog, thread = TH_1): TurnValue => replayFold(turnFold, thread, log.onThread(thread));

@@ -1,0 +1,88 @@
+/**
+ * `loom actors [list]` and `loom actors show <did>`: the actor directory
+ * (GET /v1/actors and /v1/actors/lookup, records:read). Both answer over
+ * only the records the caller may see. --json prints the server's answer as is.
+ */
+import { parseArgs } from 'node:util';
+import { CliError } from '../../../command/cli-error.js';
+import { call, clientContext, COMMON_OPTIONS, isHelp, print, type Command } from '../../kit/context.js';
+import { didArgument, integerOption, refuseForeignOptions } from '../../kit/options.js';
+import { textTable } from '../../kit/text-table.js';
+import type { ActorDetail, ActorList } from '../../../sdk/index.js';
+
+export const ACTORS_USAGE = `loom actors [list] [--kind user|agent|system|key|web] [--limit N] [--after <cursor>]
+            [--url …] [--token …] [--json]
+loom actors show <did> [--url …] [--token …] [--json]
+  The actors of the records you may read (records:read). list: in DID order, --limit per page
+  (default 100, at most 1000), the next page with --after. show: first and last seen, records by act,
+  assigned tasks, task domains, trust by domain and the threads written on, most recent first.`;
+
+const OWNERS = { kind: ['list'], limit: ['list'], after: ['list'] } as const;
+
+
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
+/** `KNOW 3, DO 1`: the largest count first, then by name. */
+export function countsText(counts: Record<string, number>): string {
+  const entries = Object.entries(counts).sort(([a, x], [b, y]) => y - x || a.localeCompare(b));
+  return entries.length === 0 ? '-' : entries.map(([name, n]) => `${name} ${n}`).join(', ');
+}
+
+function listText(data: ActorList): string {
+  if (data.data.length === 0) return 'no actors\n';
+  const rows = data.data.map((a) => [a.did, a.kind, String(a.record_count), String(a.thread_count), a.first_seen.at, a.last_seen.at]);
+  const more = data.has_more && data.next_cursor !== null ? `… more: --after ${data.next_cursor}\n` : '';
+  return textTable(['actor', 'kind', 'records', 'threads', 'first seen', 'last seen'], rows) + more;
+}
+
+export function actorText(a: ActorDetail): string {
+  const trust = Object.entries(a.trust)
+    .sort(([x, s], [y, t]) => t.score - s.score || x.localeCompare(y))
+    .map(([domain, t]) => `${domain} ${t.score} (${plural(t.total, 'verdict')})`);
+  const facts: Array<[string, string]> = [
+    ['first seen', `${a.first_seen.at} (sequence ${a.first_seen.sequence})`],
+    ['last seen', `${a.last_seen.at} (sequence ${a.last_seen.sequence})`],
+    ['records', `${a.record_count} on ${plural(a.thread_count, 'thread')}${a.record_count > 0 ? `: ${countsText(a.by_act)}` : ''}`],
+    ['assigned', plural(a.assigned_tasks, 'task')],
+    ['domains', countsText(a.domains)],
+    ['trust', trust.length === 0 ? '-' : trust.join(', ')],
+  ];
+  let text = `${a.did} (${a.kind})\n` + facts.map(([label, value]) => `  ${label.padEnd(10)}  ${value}\n`).join('');
+  if (a.threads.length > 0) {
+    const shown = a.threads.length < a.thread_count ? ` (the latest ${a.threads.length} of ${a.thread_count})` : '';
+    text += `\nthreads, most recent first${shown}:\n` + textTable(['thread', 'records', 'last sequence'], a.threads.map((t) => [t.thread, String(t.record_count), String(t.last_sequence)]));
+  }
+  return text;
+}
+
+export const actors: Command = async (argv) => {
+  const [first, ...others] = argv;
+  if (isHelp(first)) return void process.stdout.write(ACTORS_USAGE + '\n');
+  // `loom actors` alone, or with options only, lists.
+  const sub = first === undefined || first.startsWith('-') ? 'list' : first;
+  const rest = sub === first ? others : argv;
+  if (sub !== 'list' && sub !== 'show') {
+    const hint = first!.startsWith('did:') ? `; to look this actor up: loom actors show ${first}` : '';
+    throw new CliError(`unknown subcommand "${first}" of loom actors${hint}\n${ACTORS_USAGE}`);
+  }
+  const { values, positionals } = parseArgs({
+    args: rest,
+    allowPositionals: true,
+    options: { ...COMMON_OPTIONS, kind: { type: 'string' }, limit: { type: 'string' }, after: { type: 'string' } },
+  });
+  if (values.help) return void process.stdout.write(ACTORS_USAGE + '\n');
+  refuseForeignOptions('actors', sub, values, OWNERS);
+  if (sub === 'list') {
+    if (positionals.length !== 0) throw new CliError(`loom actors list takes no arguments (got "${positionals[0]}")\n${ACTORS_USAGE}`);
+    const limit = integerOption('limit', values.limit, 1);
+    const ctx = clientContext(values);
+    const query = { ...(values.kind !== undefined ? { kind: values.kind } : {}), ...(limit !== undefined ? { limit } : {}), ...(values.after !== undefined ? { after: values.after } : {}) };
+    const { data } = await call(ctx, ctx.client.listActors({ query }));
+    return print(ctx, data, () => listText(data));
+  }
+  if (positionals.length !== 1) throw new CliError(`loom actors show takes one DID\n${ACTORS_USAGE}`);
+  const did = didArgument('the actor', positionals[0]!);
+  const ctx = clientContext(values);
+  const { data } = await call(ctx, ctx.client.lookupActor({ query: { did } }));
+  print(ctx, data, () => actorText(data));
+};
