@@ -11,7 +11,7 @@ import { expect } from 'chai';
 import { resolve } from '../core/di/token.js';
 import { DiscoveryFactsToken } from '../core/plugin/discovery-facts.js';
 import { silentLogger } from '../core/plugin/logger.js';
-import { createReferenceLoom } from '../core/cli/reference-loom.js';
+import { createReferenceLoom } from '../server/reference-loom.js';
 import type { Loom } from '../core/server/create-loom.js';
 
 describe('/v1/capabilities conventions', () => {
