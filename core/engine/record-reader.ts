@@ -258,6 +258,11 @@ export class RecordReader {
     return this.folds.systemThreadIds();
   }
 
+  /** The one system-thread rule (core/engine/system-threads.ts): reserved and plugin-declared control threads. */
+  isSystemThread(thread: string): boolean {
+    return this.folds.isSystemThread(thread);
+  }
+
   hasFold(name: string): boolean {
     return this.folds.has(name);
   }

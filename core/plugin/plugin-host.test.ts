@@ -22,6 +22,9 @@ function sinks() {
     fold: () => {},
     systemThread: () => {},
     loop: () => {},
+    consume: () => {
+      throw new Error('no log consumers in these tests');
+    },
     ingestGate: () => {},
     readPolicy: () => {},
     configTopic: () => {},

@@ -16,6 +16,7 @@ import { RecordBusToken } from '../engine/broadcast.js';
 import { FoldEngineToken } from '../engine/fold-engine.js';
 import { IngestorToken } from '../engine/ingest.js';
 import { LoomEngine, LoomEngineToken } from '../engine/loom-engine.js';
+import { ConsumerRegistryToken } from '../engine/log-consumer.js';
 import { LogCriticalSection, LogCriticalSectionToken } from '../engine/log-critical-section.js';
 import { RecordReaderToken } from '../engine/record-reader.js';
 import { Config } from '../folds/config/config-topic.js';
@@ -137,6 +138,7 @@ export async function createLoom(options: LoomOptions): Promise<Loom> {
   bindValue(root, IngestorToken, engine.ingestor);
   bindValue(root, RecordReaderToken, engine.reader);
   bindValue(root, Config, engine.config);
+  bindValue(root, ConsumerRegistryToken, engine.consumers);
   bindValue(root, CapabilityFlagsToken, capabilities);
   const facts = new DiscoveryFacts();
   bindValue(root, DiscoveryFactsToken, facts);
@@ -157,6 +159,7 @@ export async function createLoom(options: LoomOptions): Promise<Loom> {
     systemThread: (thread) => engine.folds.registerSystemThread(thread),
     fold: (fold) => engine.folds.register(fold),
     loop: (loop) => engine.addLoop(loop),
+    consume: (plugin, consumer, dataDir) => engine.addConsumer(plugin, consumer, dataDir),
     ingestGate: (gate) => engine.addIngestGate(gate),
     readPolicy: (policy) => engine.addReadPolicy(policy),
     configTopic: (topic, owner) => engine.configTopics.register(topic, owner),
