@@ -171,7 +171,7 @@ export class ConsumerRunner implements EngineLoop, ConsumerHandle {
           this.state = 'running';
           const records = include ? page : page.filter((stored: StoredRecord) => !this.deps.systemThreads.has(stored.record.thread));
           const through = page[page.length - 1]!.sequence;
-          await consumer.handle(records, { through });
+          await consumer.handle(records, { after: from, through });
           if (generation === this.generation) this.position = through;
           this.batches++;
           this.records += records.length;

@@ -59,12 +59,12 @@ export interface LogConsumer {
   /** Backoff after a failed batch, doubled per consecutive failure, ±25% jitter. @default { initialMs: 250, maxMs: 30_000 } */
   readonly backoff?: { readonly initialMs: number; readonly maxMs: number };
   /**
-   * Handles a batch in sequence order: the records after the cursor through
-   * `span.through`, system threads taken out (so `records` is empty when the
+   * Handles a batch in sequence order: the records after `span.after` (the
+   * cursor) through `span.through`, system threads taken out (so `records` is empty when the
    * whole span was system threads). Throwing retries the same batch after
    * the backoff.
    */
-  handle(records: readonly StoredRecord[], span: { readonly through: number }): Promise<void>;
+  handle(records: readonly StoredRecord[], span: { readonly after: number; readonly through: number }): Promise<void>;
   /**
    * For work that outlives `handle` (a queue of dispatches): the sequence
    * through which everything is done, given that `handled` is the last

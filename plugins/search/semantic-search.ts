@@ -136,6 +136,8 @@ export class SemanticSearch implements LogConsumer {
     this.unwatch = this.deps.config.watch(embeddingProviderTopic, () => {
       this.failures = 0;
       this.consumer?.wake();
+      // A model switched on rewinds the consumer to that model's frontier.
+      this.applyConfig().catch((error: unknown) => this.noteFailure(error));
     });
   }
 
@@ -214,9 +216,11 @@ export class SemanticSearch implements LogConsumer {
   // ---- embedding ----
 
   /** A batch from the consumer: embeds what the active model lacks and moves its frontier through the batch. */
-  async handle(records: readonly StoredRecord[], { through }: { through: number }): Promise<void> {
+  async handle(records: readonly StoredRecord[], { after, through }: { after: number; through: number }): Promise<void> {
     const active = await this.current();
     if (!active) return;
+    // Read for another model (a switch while it was in flight): this model resumes at its own frontier.
+    if (after > active.store.frontier) return this.consumer?.rewind(active.store.frontier);
     try {
       const report = await this.serialised(() => this.embedBatch(active, records, through));
       if (report.examined > 0) this.noteSuccess();
