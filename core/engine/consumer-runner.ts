@@ -54,6 +54,8 @@ export class ConsumerRunner implements EngineLoop, ConsumerHandle {
   private records = 0;
   private failures = 0;
   private lastError: { at: string; message: string } | null = null;
+  /** The page a failed batch was read from: the retry hands over exactly it. */
+  private failed: { generation: number; after: number; page: StoredRecord[] } | null = null;
 
   constructor(
     private readonly consumer: LogConsumer,
@@ -166,12 +168,19 @@ export class ConsumerRunner implements EngineLoop, ConsumerHandle {
         const generation = this.generation;
         const from = this.position;
         const published = this.deps.bus.position;
-        const page = from < published ? (await this.deps.store.changesSince(from, batchSize)).filter((stored) => stored.sequence <= published) : [];
+        const retry = this.failed !== null && this.failed.generation === generation && this.failed.after === from ? this.failed.page : null;
+        this.failed = null;
+        const page = retry ?? (from < published ? (await this.deps.store.changesSince(from, batchSize)).filter((stored) => stored.sequence <= published) : []);
         if (page.length > 0) {
           this.state = 'running';
           const records = include ? page : page.filter((stored: StoredRecord) => !this.deps.systemThreads.has(stored.record.thread));
           const through = page[page.length - 1]!.sequence;
-          await consumer.handle(records, { after: from, through });
+          try {
+            await consumer.handle(records, { after: from, through });
+          } catch (error) {
+            this.failed = { generation, after: from, page };
+            throw error;
+          }
           if (generation === this.generation) this.position = through;
           this.batches++;
           this.records += records.length;
