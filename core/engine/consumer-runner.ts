@@ -47,6 +47,7 @@ export class ConsumerRunner implements EngineLoop, ConsumerHandle {
   private unsubscribe: (() => void) | null = null;
   private settleTimer: NodeJS.Timeout | null = null;
   private saving: Promise<void> = Promise.resolve();
+  private saveQueued = false;
   private saved: number | null = null;
   private state: ConsumerState = 'stopped';
   private idleLeft = false;
@@ -185,7 +186,8 @@ export class ConsumerRunner implements EngineLoop, ConsumerHandle {
           this.batches++;
           this.records += records.length;
           this.failures = 0;
-          await this.save();
+          // Not awaited: the next batch is read while the checkpoint is written (one write at a time, the latest position).
+          this.saveSoon();
           if (consumer.idle) await consumer.idle({ caughtUp: false, busy: waits.busy });
           // While records keep arriving, the consumer takes at most `busyShare` of the time (ingest comes first).
           await waits.yieldAfter(started, share);
@@ -217,10 +219,18 @@ export class ConsumerRunner implements EngineLoop, ConsumerHandle {
     return Math.round(base * (0.75 + Math.random() * 0.5));
   }
 
+  /** Starts a save unless one is waiting to start (it will write the latest position). */
+  private saveSoon(): void {
+    if (this.saveQueued) return;
+    this.saveQueued = true;
+    void this.save();
+  }
+
   /** Saves the checkpoint if it moved: the cursor, held back to what the consumer has settled. */
   private save(): Promise<void> {
     if (!this.deps.checkpoint) return Promise.resolve();
     this.saving = this.saving.then(async () => {
+      this.saveQueued = false;
       const handled = this.position;
       const through = this.consumer.settledThrough ? Math.min(handled, this.consumer.settledThrough(handled)) : handled;
       if (through !== this.saved) await this.write(through);

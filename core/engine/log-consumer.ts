@@ -6,8 +6,9 @@
  * - the cursor and its checkpoint: one format (core/engine/loop-checkpoint.ts),
  *   kept by the store for a leader-only consumer of a shared log (so the next
  *   leader resumes there), else in `<plugin dataDir>/<name>-checkpoint.json`;
- *   saved after every batch `handle` finished and `settledThrough` allows,
- *   and every second while settling moves it;
+ *   written after every batch `handle` finished (while the next batch is
+ *   read: one write at a time, of the latest position), held back to what
+ *   `settledThrough` allows, and every second while settling moves it;
  * - leadership: a `leaderOnly` consumer runs only while this server holds the
  *   engine's leader lease (always, with a log of its own);
  * - wake-ups: the record bus (every server's records on a shared log);

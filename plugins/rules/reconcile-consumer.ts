@@ -55,7 +55,7 @@ export class ReconcileConsumer implements LogConsumer {
   readonly name = 'reconcile';
   readonly leaderOnly = true;
   readonly startAt = 'head';
-  readonly batchSize = 256;
+  readonly batchSize = 1000;
   private routing: Array<{ rule: RoutingRule; program: CompiledExpression }> | null = null;
   /** Sequence -> dispatch jobs of that record not yet settled. */
   private readonly pending = new Map<number, number>();
