@@ -11,7 +11,7 @@ import type { AnyFold, FoldAnswer } from '../folds/fold.js';
 import type { RecordStore } from '../../storage/contract/record-store.js';
 import type { StoredRecord } from '../../storage/contract/stored-record.js';
 import { token } from '../di/token.js';
-import { isReservedThread } from '../records/reserved-threads.js';
+import { SystemThreads } from './system-threads.js';
 import type { RecordBus } from './broadcast.js';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -80,7 +80,8 @@ export class FoldEngine {
   private readonly globals = new Map<string, GlobalSlot>();
   private readonly threadCache = new Map<string, ThreadSlot>();
   private readonly inFlight = new Map<string, Promise<ThreadSlot>>();
-  private readonly systemThreads = new Set<string>();
+  /** The one definition of system threads (core/engine/system-threads.ts), shared with the log consumers. */
+  readonly systemThreads = new SystemThreads();
   private started = false;
   private detach: (() => void) | null = null;
   private readonly threadCacheSize: number;
@@ -113,16 +114,16 @@ export class FoldEngine {
   /** Declares a plugin's control thread: folds with `ignoresSystemThreads` skip it, as they skip the reserved threads. */
   registerSystemThread(thread: string): void {
     if (this.started) throw new Error(`system thread ${thread} declared after the fold engine started`);
-    this.systemThreads.add(thread);
+    this.systemThreads.declare(thread);
   }
 
   /** The plugins' system threads (the reserved threads are RESERVED_THREADS). */
   systemThreadIds(): string[] {
-    return [...this.systemThreads];
+    return this.systemThreads.ids();
   }
 
   isSystemThread(thread: string): boolean {
-    return isReservedThread(thread) || this.systemThreads.has(thread);
+    return this.systemThreads.has(thread);
   }
 
   /** Whether `fold` reads records of `thread` at all. */
@@ -146,6 +147,7 @@ export class FoldEngine {
   async start(): Promise<void> {
     if (this.started) return;
     this.started = true;
+    this.systemThreads.freeze();
     const queued: StoredRecord[] = [];
     let replaying = true;
     // Attach first and queue, so nothing published during the replay is lost.

@@ -8,3 +8,7 @@ export * from './ingest.js';
 export * from './loom-engine.js';
 export * from './native-hash.js';
 export * from './record-reader.js';
+export * from './interval-loop.js';
+export * from './log-consumer.js';
+export * from './loop-waits.js';
+export * from './system-threads.js';

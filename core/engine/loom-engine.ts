@@ -22,6 +22,8 @@ import { EngineConfigService } from './engine-config.js';
 import type { EngineLoop } from './engine-loop.js';
 import { FoldEngine, type FoldReplayReport } from './fold-engine.js';
 import { Ingestor } from './ingest.js';
+import type { ConsumerHandle, LogConsumer } from './log-consumer.js';
+import { LogConsumers } from './log-consumers.js';
 import { nodeSha256Hex } from './native-hash.js';
 import { RecordReader } from './record-reader.js';
 
@@ -50,6 +52,8 @@ export class LoomEngine {
   readonly reader: RecordReader;
   readonly configTopics = new ConfigTopicRegistry();
   readonly config: EngineConfigService;
+  /** The plugins' log consumers (core/engine/log-consumer.ts), run as loops. */
+  readonly consumers: LogConsumers;
   private readonly loops: EngineLoop[] = [];
   private readonly gates: IngestGate[] = [];
   private readonly policies: ReadPolicy[] = [];
@@ -88,10 +92,19 @@ export class LoomEngine {
     });
     this.reader = new RecordReader(this.store, this.folds, this.bus);
     this.config = new EngineConfigService(this.folds);
+    this.consumers = new LogConsumers({ store: this.store, bus: this.bus, systemThreads: this.folds.systemThreads, onError, engaged: () => this.loopsRunning });
   }
 
   addLoop(loop: EngineLoop): void {
     this.loops.push(loop);
+  }
+
+  /** Adds `plugin`'s log consumer; it runs as a loop (a leader-only one as a singleton). */
+  addConsumer(plugin: string, consumer: LogConsumer, dataDir: string | null): ConsumerHandle {
+    if (this.state !== 'new') throw new Error(`log consumer ${plugin}.${consumer.name} added after the engine started`);
+    const runner = this.consumers.add(plugin, consumer, dataDir);
+    this.addLoop(runner);
+    return runner;
   }
 
   /** Adds an ingest gate; the chain is ordered once, at start. */

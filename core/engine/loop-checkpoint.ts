@@ -1,5 +1,5 @@
 /**
- * How far a loop that consumes the log (RECONCILE) has handled it, kept so a
+ * How far a log consumer (core/engine/log-consumer.ts) has handled the log, kept so a
  * restart resumes there. With a log of its own, a small JSON file in the
  * plugin's data directory (written atomically). With a shared log, the store
  * keeps it (RecordStore.readCheckpoint/writeCheckpoint), so the server that
@@ -18,9 +18,13 @@ export interface LoopCheckpoint {
 
 const valid = (value: unknown): value is number => typeof value === 'number' && Number.isInteger(value) && value >= 0;
 
-/** The checkpoint `name` of a loop: in the store for a shared log, else in `file` (null: none kept). */
-export function loopCheckpoint(store: RecordStore, name: string, file: string | null): LoopCheckpoint | null {
-  if (store.capabilities.sharedLog && store.readCheckpoint && store.writeCheckpoint) {
+/**
+ * The checkpoint `name` of a loop: in `store` when it is a shared log (pass
+ * null for per-server work, whose position must not be shared), else in
+ * `file` (null: none kept).
+ */
+export function loopCheckpoint(store: RecordStore | null, name: string, file: string | null): LoopCheckpoint | null {
+  if (store && store.capabilities.sharedLog && store.readCheckpoint && store.writeCheckpoint) {
     return { read: () => store.readCheckpoint!(name), write: (sequence) => store.writeCheckpoint!(name, sequence) };
   }
   if (file === null) return null;

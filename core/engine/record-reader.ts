@@ -258,7 +258,7 @@ export class RecordReader {
     return this.folds.systemThreadIds();
   }
 
-  /** Whether `thread` is a reserved or plugin control thread (the kernel's one rule). */
+  /** The one system-thread rule (core/engine/system-threads.ts): reserved and plugin-declared control threads. */
   isSystemThread(thread: string): boolean {
     return this.folds.isSystemThread(thread);
   }

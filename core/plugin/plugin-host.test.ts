@@ -22,6 +22,9 @@ function sinks() {
     fold: () => ({ state: () => undefined, snapshot: () => ({ state: undefined, watermark: 0 }) }),
     systemThread: () => {},
     loop: () => {},
+    consume: () => {
+      throw new Error('no log consumers in these tests');
+    },
     ingestGate: () => {},
     readPolicy: () => {},
     configTopic: () => {},

@@ -10,6 +10,7 @@ import Value from 'typebox/value';
 import { bindValue, type Token } from '../di/token.js';
 import type { AnyFold } from '../folds/fold.js';
 import { join } from 'node:path';
+import type { ConsumerHandle, LogConsumer } from '../engine/log-consumer.js';
 import type { EngineLoop } from '../engine/engine-loop.js';
 import type { IngestGate } from '../access/ingest-gate.js';
 import type { ReadPolicy } from '../access/read-policy.js';
@@ -41,6 +42,7 @@ export interface PluginSinks {
   fold(fold: AnyFold): OwnFold<unknown>;
   systemThread(thread: string): void;
   loop(loop: EngineLoop): void;
+  consume(plugin: string, consumer: LogConsumer, dataDir: string | null): ConsumerHandle;
   ingestGate(gate: IngestGate): void;
   readPolicy(policy: ReadPolicy): void;
   configTopic(topic: ConfigTopic, owner: string): void;
@@ -135,6 +137,7 @@ export async function registerPlugins(registrations: readonly PluginRegistration
       fold: <S>(fold: AnyFold) => sinks.fold(fold) as OwnFold<S>,
       systemThread: (thread) => sinks.systemThread(thread),
       loop: (loop) => sinks.loop(loop),
+      consume: (consumer) => sinks.consume(plugin.name, consumer, sinks.dataDir === null ? null : join(sinks.dataDir, 'plugins', plugin.name)),
       ingestGate: (gate) => {
         if (!gate.name.startsWith(`${plugin.name}.`)) throw new PluginError(`ingest gate "${gate.name}" of plugin "${plugin.name}" must be named ${plugin.name}.<check>`);
         sinks.ingestGate(gate);

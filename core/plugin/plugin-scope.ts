@@ -6,6 +6,7 @@ import type { DependencyContainer } from 'tsyringe';
 import type { Token } from '../di/token.js';
 import type { Fold } from '../folds/fold.js';
 import type { EngineLoop } from '../engine/engine-loop.js';
+import type { ConsumerHandle, LogConsumer } from '../engine/log-consumer.js';
 import type { IngestGate } from '../access/ingest-gate.js';
 import type { ReadPolicy } from '../access/read-policy.js';
 import type { ConfigTopic } from '../folds/config/config-topic.js';
@@ -31,6 +32,12 @@ export interface PluginScope {
    */
   systemThread(thread: string): void;
   loop(loop: EngineLoop): void;
+  /**
+   * Hands records to background work (core/engine/log-consumer.ts): the
+   * kernel owns the cursor, checkpoint, leadership, wake-ups, backoff,
+   * back-pressure and the system-thread rule. Named `<plugin>.<name>`.
+   */
+  consume(consumer: LogConsumer): ConsumerHandle;
   /** Adds a check every record passes before it is stored (core/access/ingest-gate.ts). */
   ingestGate(gate: IngestGate): void;
   /** Adds a read restriction every read surface applies (core/access/read-policy.ts). */

@@ -18,6 +18,7 @@ import { IngestorToken } from '../engine/ingest.js';
 import { LoomEngine, LoomEngineToken } from '../engine/loom-engine.js';
 import { EngineStatusToken, engineStatus } from '../engine/engine-status.js';
 import { ConfigTopicsToken } from '../engine/config-topics.js';
+import { ConsumerRegistryToken } from '../engine/log-consumer.js';
 import { LogCriticalSection, LogCriticalSectionToken } from '../engine/log-critical-section.js';
 import { RecordReaderToken } from '../engine/record-reader.js';
 import { Config } from '../folds/config/config-topic.js';
@@ -142,6 +143,7 @@ export async function createLoom(options: LoomOptions): Promise<Loom> {
   // The narrow views plugins get instead of the engine (no route or plugin resolves LoomEngineToken).
   bindValue(root, EngineStatusToken, engineStatus(engine));
   bindValue(root, ConfigTopicsToken, engine.configTopics);
+  bindValue(root, ConsumerRegistryToken, engine.consumers);
   bindValue(root, CapabilityFlagsToken, capabilities);
   const facts = new DiscoveryFacts();
   bindValue(root, DiscoveryFactsToken, facts);
@@ -166,6 +168,7 @@ export async function createLoom(options: LoomOptions): Promise<Loom> {
       return { state: () => engine.folds.globalState(fold.name), snapshot: () => engine.folds.globalSnapshot(fold.name) };
     },
     loop: (loop) => engine.addLoop(loop),
+    consume: (plugin, consumer, dataDir) => engine.addConsumer(plugin, consumer, dataDir),
     ingestGate: (gate) => engine.addIngestGate(gate),
     readPolicy: (policy) => engine.addReadPolicy(policy),
     configTopic: (topic, owner) => engine.configTopics.register(topic, owner),

@@ -3,6 +3,7 @@
  * chrome over the core engine. Every read goes through the caller-aware
  * RecordReader and every write through the ingest gates with the caller.
  */
+import { ConsumerRegistryToken } from '../../core/engine/log-consumer.js';
 import { bindValue, resolve } from '../../core/di/token.js';
 import { EngineStatusToken } from '../../core/engine/engine-status.js';
 import { ServerInfo } from '../../core/server/server-info.js';
@@ -81,6 +82,8 @@ export const ledgerPlugin = definePlugin({
     const watchers = new WatchSlots(options.maxWatchers);
     bindValue(scope.container, WatchSlotsToken, watchers);
     scope.describe('health', 'watchers', () => ({ open: watchers.open, max: watchers.max }));
+    const consumers = resolve(scope.container, ConsumerRegistryToken);
+    scope.describe('health', 'consumers', () => consumers.list());
     bindValue(scope.container, StorageProbeToken, new StorageProbe(resolve(scope.container, EngineStatusToken), resolve(scope.container, ServerInfo).dataDir));
     for (const route of LEDGER_ROUTES) scope.route(route);
     // A thread watch resumes from the event id a browser's EventSource sends back.

@@ -8,6 +8,7 @@
  * so a public bind does not expose traffic figures; a scraper gets a
  * service account with just that scope.
  */
+import { ConsumerRegistryToken, type ConsumerStatus } from '../../core/engine/log-consumer.js';
 import client from 'prom-client';
 import { resolve } from '../../core/di/token.js';
 import { EngineStatusToken } from '../../core/engine/engine-status.js';
@@ -25,7 +26,7 @@ export const getMetrics = defineRoute({
   method: 'GET',
   path: '/metrics',
   summary: 'Prometheus metrics',
-  description: 'The Prometheus text exposition format (0.0.4): loom_http_* per route, loom_records_* and loom_watchers_open, loom_fold_lag_records, and the process_* / nodejs_* defaults. Needs config:read.',
+  description: 'The Prometheus text exposition format (0.0.4): loom_http_* per route, loom_records_* and loom_watchers_open, loom_fold_lag_records, loom_consumer_* per log consumer, and the process_* / nodejs_* defaults. Needs config:read.',
   tags: ['metrics'],
   auth: { scope: 'config:read' },
   responses: { 200: { description: 'Metrics in the Prometheus text format.', contentType: 'text/plain; version=0.0.4' } },
@@ -96,6 +97,21 @@ export const metricsPlugin = definePlugin({
         this.set(engine.foldLag());
       },
     });
+    const consumers = resolve(scope.container, ConsumerRegistryToken);
+    const perConsumer = (name: string, help: string, value: (status: ConsumerStatus) => number) =>
+      new client.Gauge({
+        name,
+        help,
+        labelNames: ['consumer'],
+        registers: [registry],
+        collect() {
+          this.reset();
+          for (const status of consumers.list()) this.set({ consumer: status.name }, value(status));
+        },
+      });
+    perConsumer('loom_consumer_lag_records', 'Records published but not yet handled by the log consumer (head − cursor).', (status) => status.lag);
+    perConsumer('loom_consumer_running', 'Whether the log consumer runs on this server (0: stopped, or standing by for the leader lease).', (status) => (status.state === 'stopped' || status.state === 'standby' ? 0 : 1));
+    perConsumer('loom_consumer_consecutive_failures', 'Failed attempts in a row of the log consumer (0: its last batch succeeded).', (status) => status.consecutive_failures);
     let unsubscribe: (() => void) | null = null;
     scope.onStart(() => {
       unsubscribe = reader.onPublished((records) => {

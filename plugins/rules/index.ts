@@ -2,23 +2,20 @@
  * The rules plugin: the engine acting on what it ingests (spec §1, §2.9).
  * On the extension points: five configuration topics (permission_rule,
  * permissions, routing_rule, event_trigger), two ingest gates (rule records
- * compile; permission rules), the dispatches fold, and three engine loops:
- * RECONCILE (routing, match triggers, dispatch through adapters), TICK (drift)
- * and the scheduler (schedule triggers, CRON maintenance). Later plugins
+ * compile; permission rules), the dispatches fold, a log consumer, RECONCILE
+ * (routing, match triggers, dispatch through adapters), and two engine loops:
+ * TICK (drift) and the scheduler (schedule triggers, CRON maintenance). Later plugins
  * extend it through the tokens it exposes: AdapterRegistry (how a dispatch
  * reaches an actor), MaintenanceRegistry (CRON jobs), Dispatcher (holds such
  * as a fleet freeze, and dispatching).
  */
-import { join } from 'node:path';
 import { resolve, bindValue } from '../../core/di/token.js';
 import { IngestorToken } from '../../core/engine/ingest.js';
-import { RecordBusToken } from '../../core/engine/broadcast.js';
 import { RecordReaderToken } from '../../core/engine/record-reader.js';
 import { SYSTEM } from '../../core/access/caller.js';
 import { Config, type ConfigTopic, type Entry } from '../../core/folds/config/config-topic.js';
 import { definePlugin, type LoomPlugin } from '../../core/plugin/plugin.js';
 import { RecordStore } from '../../storage/contract/record-store.js';
-import { loopCheckpoint } from '../../core/engine/loop-checkpoint.js';
 import { createEnvironments } from './cel/cel-environments.js';
 import { ExpressionCache, ExpressionCacheToken } from './cel/expression-cache.js';
 import { RulesOptions } from './config.js';
@@ -26,10 +23,10 @@ import { AdapterRegistry, AdapterRegistryToken, recordAdapter } from './dispatch
 import { dispatchFold } from './dispatch/dispatch-fold.js';
 import { Dispatcher, DispatcherToken } from './dispatch/dispatcher.js';
 import { EngineTelemetry, EngineTelemetryToken } from './engine-telemetry.js';
-import { IntervalLoop } from './interval-loop.js';
+import { IntervalLoop } from '../../core/engine/interval-loop.js';
 import { MaintenanceRegistry, MaintenanceRegistryToken } from './maintenance.js';
 import { PermissionGate } from './permission-gate.js';
-import { ReconcileLoop } from './reconcile-loop.js';
+import { ReconcileConsumer } from './reconcile-consumer.js';
 import { ruleConfigGate } from './rule-config-gate.js';
 import { RulesRuntimeToken, type RulesRuntime } from './rules-runtime.js';
 import { Scheduler } from './scheduler.js';
@@ -51,7 +48,6 @@ export { MaintenanceRegistryToken, type MaintenanceRegistry, type MaintenanceJob
 export { ExpressionCacheToken, type ExpressionCache } from './cel/expression-cache.js';
 export { EngineTelemetryToken } from './engine-telemetry.js';
 export { RulesRuntimeToken, type RulesRuntime } from './rules-runtime.js';
-export { IntervalLoop } from './interval-loop.js';
 export { ENGINE_ACTOR, KIND_DISPATCH, KIND_DISPATCH_FAILED, KIND_DRIFT, KIND_TRIGGER_OUTCOME } from './dispatch/dispatch-kinds.js';
 export { DISPATCH_FOLD, type DispatchState, type DispatchEntry } from './dispatch/dispatch-fold.js';
 export { permissionsTopic, eventTriggerTopic, TRIGGER_DEFAULTS } from './topics.js';
@@ -105,8 +101,7 @@ export function createRulesPlugin(hooks: RulesHooks = {}): LoomPlugin<typeof Rul
         (compiledTriggers ??= Object.values(config.keyed(eventTriggerTopic)).map((entry) => ({ ...compileTrigger(entry), record_id: entry.record_id, sequence: entry.sequence })));
 
       const permissions = new PermissionGate(config, permissionTopic, cache, telemetry, scope.log, now);
-      const reconcile = new ReconcileLoop({
-        bus: resolve(scope.container, RecordBusToken),
+      const reconcile = new ReconcileConsumer({
         config,
         cache,
         dispatcher,
@@ -117,7 +112,6 @@ export function createRulesPlugin(hooks: RulesHooks = {}): LoomPlugin<typeof Rul
         routingTopic,
         triggers,
         now,
-        checkpoint: loopCheckpoint(resolve(scope.container, RecordStore), 'rules.reconcile', scope.dataDir === null ? null : join(scope.dataDir, 'reconcile-checkpoint.json')),
       });
       const scheduler = new Scheduler({ dispatcher, governor, maintenance, telemetry, log: scope.log, triggers, now, onError });
       const drift = new DriftDetector(dispatchState, dispatcher, scope.log, now);
@@ -159,7 +153,8 @@ export function createRulesPlugin(hooks: RulesHooks = {}): LoomPlugin<typeof Rul
 
       scope.ingestGate(ruleConfigGate(ruleTopics));
       scope.ingestGate(permissions);
-      scope.loop(reconcile);
+      // Checkpoint `rules.reconcile`: <dataDir>/plugins/rules/reconcile-checkpoint.json, or the shared store.
+      reconcile.attach(scope.consume(reconcile));
       scope.loop(schedulerLoop);
       scope.loop(tickLoop);
       for (const route of RULES_ROUTES) scope.route(route);

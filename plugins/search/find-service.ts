@@ -1,14 +1,17 @@
 /**
  * Blended find (spec §4.3): BM25 over conversations and files, one ranking.
  *
- * Feeding: a loop reads the log after its cursor in slices
- * (`findSliceRecords`), woken by the broadcast; conversation records go into
- * the index, data-plane node records mark their namespace, whose files are
- * then reconciled against the data plane's tree (added, re-read when their
- * content changed, dropped when gone) with text contents read from the blob
- * store. Ingest never waits for it. At start the index is rebuilt from the
- * log the same way (searches meanwhile answer from what is indexed and
- * `/v1/search/stats` shows what is pending).
+ * Feeding: a log consumer (core/engine/log-consumer.ts, `search.find`)
+ * hands it the log in slices (`findSliceRecords`), system threads left out by
+ * the kernel; conversation records go into the index, data-plane node records
+ * mark their namespace, whose files are then reconciled against the data
+ * plane's tree (added, re-read when their content changed, dropped when gone)
+ * with text contents read from the blob store, when the consumer is caught
+ * up. Ingest never waits for it: while records keep arriving it takes at most
+ * `findBusyShare` of the time. The index lives in memory, so the consumer
+ * keeps no checkpoint and every start rebuilds it from the start of the log
+ * (searches meanwhile answer from what is indexed and `/v1/search/stats`
+ * shows what is pending).
  *
  * Answering: every matching document, best first; each is checked against
  * the caller's read view (records through the reader, files through the
@@ -18,13 +21,13 @@
  */
 import { Readable } from 'node:stream';
 import { SYSTEM, type Caller } from '../../core/access/caller.js';
+import type { ConsumerHandle, LogConsumer } from '../../core/engine/log-consumer.js';
 import type { RecordReader } from '../../core/engine/record-reader.js';
 import type { Logger } from '../../core/plugin/logger.js';
 import { DEFAULT_NAMESPACE } from '../../core/records/namespace-path.js';
-import { RESERVED_THREADS } from '../../core/records/reserved-threads.js';
+import type { StoredRecord } from '../../storage/contract/stored-record.js';
 import { DATA_FOLD, NODE_KIND, type DataNode, type DataPlane, type DataState } from '../data-plane/index.js';
 import type { SearchOptions } from './config.js';
-import { LoopWaits } from './loop-waits.js';
 import { tokenize, type QueryTerm } from './bm25-index.js';
 import { FIELD_BOOST, FindIndex, materialDocId, type DocType, type IndexHit, type MaterialDocInfo } from './find-index.js';
 import { recordText } from './record-text.js';
@@ -76,55 +79,52 @@ export interface FindDeps {
 }
 
 
-export class FindService {
+export class FindService implements LogConsumer {
+  readonly name = 'find';
+  readonly startAt = 'start';
+  readonly keepCheckpoint = false;
+  readonly batchSize: number;
+  readonly busyShare: number;
   private readonly index = new FindIndex();
-  private through = 0;
-  /** Bumped by a rebuild, so a slice read before it does not move the new cursor. */
-  private generation = 0;
   /** Namespaces whose files must be reconciled, with the sequence the data plane's tree must have reached. */
   private readonly dirty = new Map<string, number>();
-  private running = false;
-  private readonly waits = new LoopWaits();
-  private loopDone: Promise<void> = Promise.resolve();
-  private unsubscribe: (() => void) | null = null;
+  private consumer: ConsumerHandle | null = null;
   private lastFailure: { at: string; message: string } | null = null;
   private lastIndexedAt: string | null = null;
   private rebuilding: { scope: string; startedAt: string } | null = null;
-  private skipThreads = new Set<string>(RESERVED_THREADS);
   private startedAt = 0;
   private readyAt: number | null = null;
   /** Null when the data-plane plugin is not loaded: find searches conversations only. */
   private data: DataPlane | null = null;
 
-  constructor(private readonly deps: FindDeps) {}
+  constructor(private readonly deps: FindDeps) {
+    this.batchSize = deps.options.findSliceRecords;
+    this.busyShare = deps.options.findBusyShare;
+  }
 
-  start(data: DataPlane | null): void {
+  /** The kernel's handle, once contributed (scope.consume). */
+  attach(handle: ConsumerHandle): void {
+    this.consumer = handle;
+  }
+
+  /** The data plane whose files are found too (null: conversations only); set before the consumer starts. */
+  useDataPlane(data: DataPlane | null): void {
     this.data = data;
-    this.skipThreads = new Set([...RESERVED_THREADS, ...this.deps.reader.systemThreads()]);
-    this.running = true;
+  }
+
+  private get through(): number {
+    return this.consumer?.cursor ?? 0;
+  }
+
+  start(): void {
     this.startedAt = this.deps.now();
     this.rebuilding = { scope: 'all', startedAt: new Date(this.startedAt).toISOString() };
     this.markAllNamespaces();
-    this.unsubscribe = this.deps.reader.onPublished(() => {
-      this.waits.notePublished();
-      this.waits.poke();
-    });
-    this.loopDone = this.loop();
-  }
-
-  async stop(): Promise<void> {
-    this.running = false;
-    this.unsubscribe?.();
-    this.waits.stop();
-    await this.loopDone;
   }
 
   /** Resolves once everything published so far is indexed (tests, benchmarks). */
   async caughtUp(): Promise<void> {
-    while (this.through < this.deps.reader.position || this.dirty.size > 0 || this.index.dirt > 0) {
-      this.waits.poke();
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
+    await this.consumer?.caughtUp();
   }
 
   private markAllNamespaces(): void {
@@ -132,63 +132,52 @@ export class FindService {
     this.deps.reader.globalFoldState<DataState>(SYSTEM, DATA_FOLD).then(
       ({ state }) => {
         for (const namespace of state.namespaces.keys()) this.mark(namespace, 0);
-        this.waits.poke();
+        this.consumer?.wake();
       },
       (error: unknown) => this.noteFailure(error),
     );
   }
 
-  private async loop(): Promise<void> {
-    while (this.running) {
-      let worked = false;
-      try {
-        const started = performance.now();
-        const sliced = await this.indexSlice();
-        worked = sliced || (await this.reconcileOne()) || (await this.index.vacuumIfDirty());
-        // While records keep arriving, indexing takes at most `findBusyShare` of the time, so a burst of writes is not slowed
-        // by its own indexing; the index catches up as soon as the burst ends (stats show what is pending meanwhile).
-        if (sliced) await this.waits.yieldAfter(started, this.deps.options.findBusyShare);
-        if (worked) this.lastIndexedAt = new Date(this.deps.now()).toISOString();
-        if (!worked && this.rebuilding && this.through >= this.deps.reader.position) {
-          this.deps.log.log('info', 'find index ready', { scope: this.rebuilding.scope, documents: this.index.documents, took_ms: this.deps.now() - Date.parse(this.rebuilding.startedAt) });
-          this.rebuilding = null;
-          this.readyAt ??= this.deps.now();
-        }
-      } catch (error) {
-        this.noteFailure(error);
-        await this.waits.sleep(1_000);
-        continue;
-      }
-      if (worked) await new Promise<void>((resolve) => setImmediate(resolve));
-      else await this.waits.sleep(this.dirty.size > 0 ? 20 : 30_000);
-    }
-  }
-
-
-
-  private noteFailure(error: unknown): void {
-    this.lastFailure = { at: new Date(this.deps.now()).toISOString(), message: (error as Error).message };
-    this.deps.log.log('warn', 'find indexing failed; retrying', { error: (error as Error).message });
-  }
-
-  /** Indexes the next slice of the log; false when there was none. */
-  private async indexSlice(): Promise<boolean> {
-    const generation = this.generation;
-    const page = await this.deps.reader.changesSince(SYSTEM, this.through, this.deps.options.findSliceRecords);
-    if (generation !== this.generation) return true;
-    if (page.length === 0) return false;
-    for (const stored of page) {
+  /** Indexes a slice of the log (system threads are not handed over). */
+  async handle(records: readonly StoredRecord[]): Promise<void> {
+    for (const stored of records) {
       const record = stored.record;
       const body = record.body as Record<string, unknown>;
       if (body.kind === NODE_KIND) {
         this.mark(typeof body.namespace === 'string' ? body.namespace : DEFAULT_NAMESPACE, stored.sequence);
-      } else if (!this.skipThreads.has(record.thread)) {
+      } else {
         const { title, text } = recordText(record);
         this.index.addRecord({ type: 'thread', recordId: record.id, thread: record.thread, sequence: stored.sequence }, record.actor, title, text);
       }
-      this.through = stored.sequence;
     }
-    return true;
+    this.lastIndexedAt = new Date(this.deps.now()).toISOString();
+  }
+
+  /** Once caught up with the log: one marked namespace's files, then discarded documents; 20 ms while a tree lags its records. */
+  async idle({ caughtUp }: { caughtUp: boolean }): Promise<number | null> {
+    if (!caughtUp) return null;
+    let worked: boolean;
+    try {
+      worked = (await this.reconcileOne()) || (await this.index.vacuumIfDirty());
+    } catch (error) {
+      this.noteFailure(error);
+      throw error;
+    }
+    if (worked) {
+      this.lastIndexedAt = new Date(this.deps.now()).toISOString();
+      return 0;
+    }
+    if (this.rebuilding && this.through >= this.deps.reader.position) {
+      this.deps.log.log('info', 'find index ready', { scope: this.rebuilding.scope, documents: this.index.documents, took_ms: this.deps.now() - Date.parse(this.rebuilding.startedAt) });
+      this.rebuilding = null;
+      this.readyAt ??= this.deps.now();
+    }
+    return this.dirty.size > 0 || this.index.dirt > 0 ? 20 : null;
+  }
+
+  private noteFailure(error: unknown): void {
+    this.lastFailure = { at: new Date(this.deps.now()).toISOString(), message: (error as Error).message };
+    this.deps.log.log('warn', 'find indexing failed; retrying', { error: (error as Error).message });
   }
 
   private mark(namespace: string, sequence: number): void {
@@ -244,11 +233,10 @@ export class FindService {
   /** POST /v1/search/rebuild: drops the scope's documents and indexes them again in the background. */
   rebuild(scope: 'materials' | 'threads' | 'all'): { dropped: number } {
     const dropped = this.index.drop(scope === 'all' ? 'all' : scope === 'threads' ? 'thread' : 'material');
-    this.generation += 1;
-    if (scope !== 'materials') this.through = 0;
+    if (scope !== 'materials') this.consumer?.rewind(0);
     if (scope !== 'threads') this.markAllNamespaces();
     this.rebuilding = { scope, startedAt: new Date(this.deps.now()).toISOString() };
-    this.waits.poke();
+    this.consumer?.wake();
     return { dropped };
   }
 

@@ -61,16 +61,13 @@ export function createSearchPlugin(hooks: SearchHooks = {}) {
         now,
       });
       scope.expose(SemanticSearchToken, semantic);
+      semantic.attach(scope.consume(semantic));
       const finder = new FindService({ reader, options, log: scope.log, now });
+      finder.attach(scope.consume(finder));
       scope.expose(FindServiceToken, finder);
-      scope.onStart(async () => {
+      scope.onStart(() => {
         // The data plane is optional: without it find searches conversations only.
-        finder.start(scope.container.isRegistered(DataPlaneToken, true) ? resolve(scope.container, DataPlaneToken) : null);
-        await semantic.start();
-      });
-      scope.onStop(async () => {
-        await finder.stop();
-        await semantic.stop();
+        finder.useDataPlane(scope.container.isRegistered(DataPlaneToken, true) ? resolve(scope.container, DataPlaneToken) : null);
       });
       scope.describe('manifest', 'semantic_search.enabled', () => semantic.enabled);
       scope.describe('manifest', 'semantic_search.embedder', () => semantic.embedder);

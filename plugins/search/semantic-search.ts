@@ -2,33 +2,37 @@
  * Semantic search (spec §4.2): records are embedded by a local embedding
  * server after they are stored, and searched by cosine similarity.
  *
- * - One background loop per server reads the log from the active model's
- *   frontier in batches and embeds what it finds; the broadcast only wakes
- *   it. The log is the queue, so nothing waits in memory and an embedding
- *   server that is down or slow never slows or fails ingest: the loop backs
- *   off (doubling, to `maxBackoffMs`) and resumes where it stopped.
+ * - A log consumer per server (core/engine/log-consumer.ts, `search.embed`)
+ *   hands it the log in batches from the active model's frontier and it
+ *   embeds what it finds. The log is the queue, so nothing waits in memory
+ *   and an embedding server that is down or slow never slows or fails
+ *   ingest: the kernel backs off (doubling, to `maxBackoffMs`) and hands the
+ *   same batch again.
+ * - The position is per model: each model's vector store keeps its frontier,
+ *   saved with its vectors in one write, so the consumer keeps no checkpoint
+ *   of its own; it starts at the active model's frontier and a switch of
+ *   model rewinds it to that model's frontier.
  * - `backfill(limit)` does the same work synchronously, under the same lock,
  *   for POST /v1/records/embed.
  * - A batch the server refuses (a 4xx) is retried record by record; a
  *   record refused alone is counted `failed` and passed over for this model.
  * - Vectors are kept per model (vector-store.ts); changing the model opens
  *   that model's store, leaving the others on disk, unused.
- * - Records on reserved and plugin-declared system threads (configuration,
- *   credentials, consent, ...) are never embedded.
+ * - Records on system threads (configuration, credentials, consent, ...) are
+ *   never embedded (the kernel's one rule, core/engine/system-threads.ts).
  */
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { SYSTEM, type Caller } from '../../core/access/caller.js';
+import type { ConsumerHandle, LogConsumer } from '../../core/engine/log-consumer.js';
 import type { RecordReader } from '../../core/engine/record-reader.js';
 import { LoomError } from '../../core/errors/loom-error.js';
 import type { Config } from '../../core/folds/config/config-topic.js';
 import type { Logger } from '../../core/plugin/logger.js';
 import type { LoomRecord } from '../../core/records/record.js';
-import { RESERVED_THREADS } from '../../core/records/reserved-threads.js';
 import type { StoredRecord } from '../../storage/contract/stored-record.js';
 import { threadsOf } from '../../core/access/restriction.js';
 import type { SearchOptions } from './config.js';
-import { LoopWaits } from './loop-waits.js';
 import { embeddingProviderTopic, type EmbeddingProvider } from './embedding-provider-topic.js';
 import { EmbedderError, OllamaEmbedClient } from './ollama-client.js';
 import { bodyKind, embeddingText } from './record-text.js';
@@ -90,49 +94,56 @@ export const embedderName = (provider: EmbeddingProvider) => `${provider.kind}:$
 
 const modelKey = (provider: EmbeddingProvider) => createHash('sha256').update(`${provider.kind}\u0000${provider.model}`).digest('hex').slice(0, 16);
 
-export class SemanticSearch {
+export class SemanticSearch implements LogConsumer {
+  readonly name = 'embed';
+  readonly keepCheckpoint = false;
+  readonly startAt = { after: () => this.frontier() };
+  readonly batchSize: number;
+  readonly busyShare: number;
+  readonly backoff: { initialMs: number; maxMs: number };
+  private consumer: ConsumerHandle | null = null;
   private active: Active | null = null;
   private switching: Promise<void> = Promise.resolve();
   private readonly stores = new Map<string, { store: VectorStore; index: VectorIndex }>();
   /** Serialises embedding work (the loop and backfills) so the frontier moves one way. */
   private work: Promise<unknown> = Promise.resolve();
-  private running = false;
-  private readonly waits = new LoopWaits();
-  private loopDone: Promise<void> = Promise.resolve();
-  private unsubscribe: (() => void) | null = null;
   private unwatch: (() => void) | null = null;
   private failures = 0;
   private lastFailureValue: Failure | null = null;
   private lastSuccessAt: string | null = null;
   private lastSaveAt = 0;
   private lastGraphSliceAt = 0;
-  private skipThreads: Set<string> = new Set(RESERVED_THREADS);
 
-  constructor(private readonly deps: SemanticSearchDeps) {}
+  constructor(private readonly deps: SemanticSearchDeps) {
+    this.batchSize = deps.options.embedBatchSize * 8;
+    this.busyShare = deps.options.embedBusyShare;
+    this.backoff = { initialMs: deps.options.embedBackoffMs, maxMs: deps.options.maxBackoffMs };
+  }
 
-  /** Applies the configured provider and starts the background embedder. */
-  async start(): Promise<void> {
-    this.skipThreads = new Set([...RESERVED_THREADS, ...this.deps.reader.systemThreads()]);
+  /** The kernel's handle, once contributed (scope.consume). */
+  attach(handle: ConsumerHandle): void {
+    this.consumer = handle;
+  }
+
+  /** Where the consumer starts: the active model's frontier (no model: the head; a model configured later rewinds it). */
+  private async frontier(): Promise<number> {
+    const active = await this.current();
+    return active ? active.store.frontier : this.deps.reader.position;
+  }
+
+  /** Consumer start: follows the configured provider (a change cuts a backoff short). */
+  start(): void {
     this.unwatch = this.deps.config.watch(embeddingProviderTopic, () => {
       this.failures = 0;
-      this.waits.poke();
+      this.consumer?.wake();
+      // A model switched on rewinds the consumer to that model's frontier.
+      this.applyConfig().catch((error: unknown) => this.noteFailure(error));
     });
-    await this.applyConfig();
-    this.running = true;
-    // While backing off from a failing server, new records do not wake the loop (that would retry per record).
-    this.unsubscribe = this.deps.reader.onPublished(() => {
-      this.waits.notePublished();
-      if (this.failures === 0) this.waits.poke();
-    });
-    this.loopDone = this.loop();
   }
 
   async stop(): Promise<void> {
-    this.running = false;
-    this.unsubscribe?.();
     this.unwatch?.();
-    this.waits.stop();
-    await this.loopDone;
+    this.unwatch = null;
     await this.work.catch(() => undefined);
     for (const { index } of this.stores.values()) await index.save().catch(() => undefined);
   }
@@ -161,7 +172,8 @@ export class SemanticSearch {
       this.active = { provider, client: new OllamaEmbedClient(provider.endpoint, provider.model, { timeoutMs: options.embedTimeoutMs, retries: options.embedRetries, backoffMs: options.embedBackoffMs }), ...opened };
       this.failures = 0;
       this.deps.log.log('info', 'semantic search provider', { embedder: embedderName(provider), endpoint: provider.endpoint, vectors: opened.store.size, frontier: opened.store.frontier });
-      this.waits.poke();
+      // The position is the model's: resume where this model's vectors stop.
+      this.consumer?.rewind(opened.store.frontier);
     });
     return this.switching;
   }
@@ -203,43 +215,42 @@ export class SemanticSearch {
 
   // ---- embedding ----
 
-  private async loop(): Promise<void> {
-    while (this.running) {
-      const active = await this.current();
-      let progressed = false;
-      if (active) {
-        try {
-          const started = performance.now();
-          const report = await this.serialised(() => this.embedNext(active, this.deps.options.embedBatchSize * 8));
-          progressed = report.examined > 0;
-          if (progressed) this.noteSuccess();
-          // Ingest comes first: while records keep arriving, the embedder takes at most `embedBusyShare` of the time
-          // (a batch that took T is followed by a pause of T · (1 − share) / share); it catches up when the log is quiet.
-          if (progressed) await this.waits.yieldAfter(started, this.deps.options.embedBusyShare);
-        } catch (error) {
-          this.noteFailure(error);
-          await this.waits.sleep(Math.min(this.deps.options.maxBackoffMs, this.deps.options.embedBackoffMs * 2 ** Math.min(this.failures, 20)));
-          continue;
-        }
-        // The graph catches up in slices: while records arrive, 5 ms every 250 ms (ingest keeps the CPU; searches scan the
-        // tail exactly meanwhile); when the log is quiet, 50 ms slices back to back. It is saved when everything is indexed.
-        const now = performance.now();
-        const busy = this.waits.busy;
-        if (!busy || now - this.lastGraphSliceAt > 250) {
-          this.lastGraphSliceAt = now;
-          if (active.index.indexSome(busy ? 5 : 50) > 0) progressed = true;
-        }
-        if (!progressed && active.index.pending === 0 && this.deps.now() - this.lastSaveAt > 30_000) {
-          this.lastSaveAt = this.deps.now();
-          await active.index.save().catch((error: unknown) => this.deps.log.log('warn', 'saving the vector graph failed', { error: (error as Error).message }));
-        }
-      }
-      if (progressed) await new Promise<void>((resolve) => setImmediate(resolve));
-      else await this.waits.sleep(active && active.index.pending > 0 ? 250 : 30_000);
+  /** A batch from the consumer: embeds what the active model lacks and moves its frontier through the batch. */
+  async handle(records: readonly StoredRecord[], { after, through }: { after: number; through: number }): Promise<void> {
+    const active = await this.current();
+    if (!active) return;
+    // Read for another model (a switch while it was in flight): this model resumes at its own frontier.
+    if (after > active.store.frontier) return this.consumer?.rewind(active.store.frontier);
+    try {
+      const report = await this.serialised(() => this.embedBatch(active, records, through));
+      if (report.examined > 0) this.noteSuccess();
+    } catch (error) {
+      this.noteFailure(error);
+      throw error;
     }
   }
 
-
+  /**
+   * Between batches and once caught up: the graph catches up in slices. While records arrive, 5 ms every 250 ms (ingest
+   * keeps the CPU; searches scan the tail exactly meanwhile); when the log is quiet, 50 ms slices back to back. It is
+   * saved when everything is indexed.
+   */
+  async idle({ caughtUp, busy }: { caughtUp: boolean; busy: boolean }): Promise<number | null> {
+    const active = this.active;
+    if (!active) return null;
+    let progressed = false;
+    const now = performance.now();
+    if (!busy || now - this.lastGraphSliceAt > 250) {
+      this.lastGraphSliceAt = now;
+      if (active.index.indexSome(busy ? 5 : 50) > 0) progressed = true;
+    }
+    if (!caughtUp) return null;
+    if (!progressed && active.index.pending === 0 && this.deps.now() - this.lastSaveAt > 30_000) {
+      this.lastSaveAt = this.deps.now();
+      await active.index.save().catch((error: unknown) => this.deps.log.log('warn', 'saving the vector graph failed', { error: (error as Error).message }));
+    }
+    return progressed ? 0 : active.index.pending > 0 ? 250 : null;
+  }
 
   private noteSuccess(): void {
     this.failures = 0;
@@ -253,30 +264,35 @@ export class SemanticSearch {
     if (this.failures === 1 || this.failures % 20 === 0) this.deps.log.log('warn', 'embedding failed; retrying with backoff', { error: (error as Error).message, consecutive_failures: this.failures });
   }
 
-  private eligible(stored: StoredRecord): boolean {
-    return !this.skipThreads.has(stored.record.thread);
-  }
-
   /**
-   * Examines up to `limit` eligible records after the frontier: embeds those
-   * with text, passes over those without, and moves the frontier past them.
-   * Throws EmbedderError when the server cannot be used (nothing moves).
+   * Examines up to `limit` eligible records after the frontier (POST
+   * /v1/records/embed: the same work as the consumer's, at once).
    */
   private async embedNext(active: Active, limit: number): Promise<{ examined: number; embedded: number; skipped: number; failed: number }> {
-    const { store } = active;
     const batch: StoredRecord[] = [];
-    let through = store.frontier;
+    let through = active.store.frontier;
     while (batch.length < limit) {
       const page = await this.deps.reader.changesSince(SYSTEM, through, Math.max(limit, 100));
       if (page.length === 0) break;
       for (const stored of page) {
         through = stored.sequence;
-        if (this.eligible(stored) && !store.has(stored.sequence)) batch.push(stored);
+        if (!this.deps.reader.isSystemThread(stored.record.thread)) batch.push(stored);
         if (batch.length >= limit) break;
       }
       if (page.length < Math.max(limit, 100)) break;
     }
-    if (through === store.frontier) return { examined: 0, embedded: 0, skipped: 0, failed: 0 };
+    return this.embedBatch(active, batch, through);
+  }
+
+  /**
+   * Embeds the records of `records` the model lacks (those with text; those
+   * without are passed over) and moves the frontier to `through`. Throws
+   * EmbedderError when the server cannot be used (nothing moves).
+   */
+  private async embedBatch(active: Active, records: readonly StoredRecord[], through: number): Promise<{ examined: number; embedded: number; skipped: number; failed: number }> {
+    const { store } = active;
+    if (through <= store.frontier) return { examined: 0, embedded: 0, skipped: 0, failed: 0 };
+    const batch = records.filter((stored) => stored.sequence > store.frontier && !store.has(stored.sequence));
     const withText: Array<{ stored: StoredRecord; text: string }> = [];
     let skipped = 0;
     for (const stored of batch) {
@@ -324,7 +340,7 @@ export class SemanticSearch {
       throw error;
     });
     if (result.examined > 0) this.noteSuccess();
-    this.waits.poke();
+    this.consumer?.wake();
     const remaining = Math.max(0, this.deps.reader.position - active.store.frontier);
     return { embedder: embedderName(active.provider), embedded: result.embedded, skipped_empty: result.skipped, failed: result.failed, remaining, has_more: remaining > 0 };
   }

@@ -5,6 +5,7 @@ import { DiscoveryFactsToken } from '../../../core/plugin/discovery-facts.js';
 import { EngineStatusToken } from '../../../core/engine/engine-status.js';
 import { LoomError } from '../../../core/errors/loom-error.js';
 import { StorageProbeToken } from '../storage-probe-token.js';
+import { ConsumerStatusSchema } from '../consumer-status-schema.js';
 
 const ProbeSchema = Type.Object(
   {
@@ -79,6 +80,7 @@ export const getHealth = defineRoute({
             },
             { description: 'The log this server serves.' },
           ),
+          consumers: Type.Optional(Type.Array(ConsumerStatusSchema, { description: 'Every log consumer of this server: lag, state and last error.' })),
           watchers: Type.Optional(Type.Object({ open: Type.Integer(), max: Type.Integer() }, { description: 'Thread-watch feeds open, and the cap.' })),
           federation: Type.Object(
             {

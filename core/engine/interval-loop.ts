@@ -4,7 +4,7 @@
  * kept going, `stop()` resolving once the run in flight finished. `runOnce()`
  * lets tests and operators drive it by hand under a controlled clock.
  */
-import type { EngineLoop } from '../../core/engine/engine-loop.js';
+import type { EngineLoop } from './engine-loop.js';
 
 export class IntervalLoop implements EngineLoop {
   private timer: NodeJS.Timeout | null = null;

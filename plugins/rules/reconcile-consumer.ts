@@ -1,28 +1,25 @@
 /**
- * RECONCILE (spec §1, §6.1): consumes the broadcast in sequence order, routes
- * each record by the routing rules (priority order, first match wins), fires
- * the event triggers whose pattern it matches, and hands the resulting
- * dispatch jobs to the Dispatcher (bounded queue, at most `concurrency`
- * dispatches in flight).
+ * RECONCILE (spec §1, §6.1): a log consumer (core/engine/log-consumer.ts) on
+ * the leader of a shared log. It routes each record by the routing rules
+ * (priority order, first match wins), fires the event triggers whose pattern
+ * it matches, and hands the resulting dispatch jobs to the Dispatcher
+ * (bounded queue, at most `concurrency` dispatches in flight: enqueueing
+ * waits for room, so a full queue holds the consumer back).
  *
- * Skipped entirely: records on reserved threads, records with
+ * Skipped: records on system threads (the kernel's one rule), records with
  * `body.dispatch_handled: true` (dispatches, drift notes), and records by the
  * instance's own components (DIDs under did:sync:system:loom-). Routing also
  * skips records that fulfil or cancel something.
  *
- * Restarts: the loop checkpoints the sequence below which every record is
- * fully handled (the plugin's data directory, or the shared store, so a new
- * leader resumes where the last one stopped) and resumes after it; a
- * record handled again is not dispatched twice for the same rule or trigger
- * (the dispatches fold remembers sources). Without a checkpoint (first start,
- * or a store that is not persistent) it starts at the head of the log.
+ * Restarts: the kernel keeps the checkpoint, held back by `settledThrough`
+ * to the sequence below which every record's dispatches are settled, so a
+ * record still queued at a stop or a crash is read again; a record handled
+ * again is not dispatched twice for the same rule or trigger (the dispatches
+ * fold remembers sources). The first start begins at the head of the log.
  */
-import type { EngineLoop } from '../../core/engine/engine-loop.js';
-import type { LoopCheckpoint } from '../../core/engine/loop-checkpoint.js';
-import type { RecordBus, Subscription } from '../../core/engine/broadcast.js';
+import type { ConsumerHandle, LogConsumer } from '../../core/engine/log-consumer.js';
 import type { Config } from '../../core/folds/config/config-topic.js';
 import type { Logger } from '../../core/plugin/logger.js';
-import { isReservedThread } from '../../core/records/reserved-threads.js';
 import type { LoomRecord } from '../../core/records/record.js';
 import { namespaceOf, type StoredRecord } from '../../storage/contract/stored-record.js';
 import { routingActivation } from './cel/cel-environments.js';
@@ -37,7 +34,6 @@ import type { CompiledTrigger, RoutingRule } from './topics.js';
 import type { ConfigTopic } from '../../core/folds/config/config-topic.js';
 
 export interface ReconcileDependencies {
-  readonly bus: RecordBus;
   readonly config: Config;
   readonly cache: ExpressionCache;
   readonly dispatcher: Dispatcher;
@@ -48,30 +44,31 @@ export interface ReconcileDependencies {
   readonly routingTopic: ConfigTopic<RoutingRule>;
   readonly triggers: () => readonly CompiledTrigger[];
   readonly now: () => number;
-  /** Where the handled position is kept (core/engine/loop-checkpoint.ts); null keeps none (memory stores). */
-  readonly checkpoint: LoopCheckpoint | null;
 }
 
-/** Whether RECONCILE looks at the record at all. */
+/** Whether RECONCILE looks at the record at all (system threads never reach it). */
 export function reconcileSkips(record: LoomRecord): boolean {
-  return record.body['dispatch_handled'] === true || isReservedThread(record.thread) || record.actor.startsWith(INSTANCE_COMPONENT_PREFIX);
+  return record.body['dispatch_handled'] === true || record.actor.startsWith(INSTANCE_COMPONENT_PREFIX);
 }
 
-export class ReconcileLoop implements EngineLoop {
-  readonly name = 'rules.reconcile';
-  readonly singleton = true;
-  private subscription: Subscription | null = null;
-  private puller: Promise<void> | null = null;
-  private checkpointTimer: NodeJS.Timeout | null = null;
+export class ReconcileConsumer implements LogConsumer {
+  readonly name = 'reconcile';
+  readonly leaderOnly = true;
+  readonly startAt = 'head';
+  readonly batchSize = 1000;
   private routing: Array<{ rule: RoutingRule; program: CompiledExpression }> | null = null;
   /** Sequence -> dispatch jobs of that record not yet settled. */
   private readonly pending = new Map<number, number>();
-  private position = 0;
-  private savedCheckpoint = -1;
+  private consumer: ConsumerHandle | null = null;
   considered = 0;
   routed = 0;
 
   constructor(private readonly deps: ReconcileDependencies) {}
+
+  /** The kernel's handle, once contributed (scope.consume). */
+  attach(handle: ConsumerHandle): void {
+    this.consumer = handle;
+  }
 
   invalidateRules(): void {
     this.routing = null;
@@ -85,73 +82,37 @@ export class ReconcileLoop implements EngineLoop {
     return this.routing;
   }
 
-  async start(): Promise<void> {
-    const head = this.deps.bus.position;
-    let after = head;
-    const store = this.deps.checkpoint;
-    if (store) {
-      const saved = await store.read().catch(() => null);
-      if (saved !== null && saved <= head) after = saved;
-      // No checkpoint yet: start at the head of the log, and say so at once. With a shared log, a
-      // successor taking over before the first periodic save must resume here, not at its own head.
-      if (saved === null) await store.write(after).catch((error: unknown) => this.deps.telemetry.error('reconcile checkpoint not saved', error));
-    }
-    this.position = after;
-    this.savedCheckpoint = after;
+  start(): void {
     this.deps.dispatcher.start();
-    this.subscription = this.deps.bus.subscribe({ after });
-    this.puller = this.pull(this.subscription);
-    if (store) {
-      this.checkpointTimer = setInterval(() => void this.saveCheckpoint(), 1000);
-      this.checkpointTimer.unref();
+  }
+
+  /** Queued work stays undone; the checkpoint holds before it, so it is read again by the next run. */
+  async stop(): Promise<void> {
+    await this.deps.dispatcher.stop();
+  }
+
+  async handle(records: readonly StoredRecord[]): Promise<void> {
+    for (const stored of records) {
+      this.deps.lineage.observe(stored.record);
+      try {
+        await this.consider(stored);
+      } catch (error) {
+        // Not retried: one record RECONCILE cannot handle must not hold the log back.
+        this.deps.telemetry.error('reconcile failed on a record', error);
+        this.deps.log.log('error', 'reconcile failed on a record', { sequence: stored.sequence, error: error instanceof Error ? error.message : String(error) });
+      }
     }
   }
 
-  async stop(): Promise<void> {
-    if (this.checkpointTimer) clearInterval(this.checkpointTimer);
-    this.checkpointTimer = null;
-    this.subscription?.close();
-    await this.puller;
-    this.puller = null;
-    await this.deps.dispatcher.stop();
-    await this.saveCheckpoint();
+  settledThrough(handled: number): number {
+    let lowest = Infinity;
+    for (const sequence of this.pending.keys()) lowest = Math.min(lowest, sequence);
+    return lowest === Infinity ? handled : Math.min(handled, lowest - 1);
   }
 
   /** Every record at or below this sequence is fully handled. */
   checkpoint(): number {
-    let lowest = Infinity;
-    for (const sequence of this.pending.keys()) lowest = Math.min(lowest, sequence);
-    return lowest === Infinity ? this.position : Math.min(this.position, lowest - 1);
-  }
-
-  private async saveCheckpoint(): Promise<void> {
-    const store = this.deps.checkpoint;
-    const after = this.checkpoint();
-    if (!store || after === this.savedCheckpoint) return;
-    try {
-      await store.write(after);
-      this.savedCheckpoint = after;
-    } catch (error) {
-      this.deps.telemetry.error('reconcile checkpoint not saved', error);
-    }
-  }
-
-  private async pull(subscription: Subscription): Promise<void> {
-    try {
-      for await (const stored of subscription) {
-        this.deps.lineage.observe(stored.record);
-        try {
-          await this.consider(stored);
-        } catch (error) {
-          this.deps.telemetry.error('reconcile failed on a record', error);
-          this.deps.log.log('error', 'reconcile failed on a record', { sequence: stored.sequence, error: error instanceof Error ? error.message : String(error) });
-        }
-        this.position = stored.sequence;
-      }
-    } catch (error) {
-      this.deps.telemetry.error('reconcile stopped', error);
-      this.deps.log.log('error', 'reconcile stopped', { error: error instanceof Error ? error.message : String(error) });
-    }
+    return this.settledThrough(this.consumer?.cursor ?? 0);
   }
 
   private async consider(stored: StoredRecord): Promise<void> {

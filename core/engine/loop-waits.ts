@@ -1,5 +1,5 @@
 /**
- * How the search plugin's background loops (find indexing, embedding) wait:
+ * How the kernel's background loops (log consumers) wait:
  * `sleep` until there is news (a poke from the broadcast) or a timeout;
  * `pause` for a set time that news does not cut short (backing off, or
  * yielding to a burst of writes); `stop` ends either at once. While records
@@ -27,6 +27,14 @@ export class LoopWaits {
     const wake = this.wake;
     this.wake = null;
     wake?.();
+  }
+
+  /** Ends the current sleep or pause (a backoff cut short: the cause of the failures changed). */
+  interrupt(): void {
+    this.poke();
+    const stopWake = this.stopWake;
+    this.stopWake = null;
+    stopWake?.();
   }
 
   /** Ends the current sleep or pause; later waits return at once. */

@@ -1,0 +1,249 @@
+/**
+ * Runs one log consumer (core/engine/log-consumer.ts): the engine starts it
+ * as a loop (a leader-only consumer as a singleton loop, so it runs while
+ * this server holds the leader lease) and stops it before the store closes.
+ *
+ * Records are read from the store after the cursor but never past what the
+ * bus has published, so a consumer sees a record only after the folds have
+ * applied it (as a bus subscriber would).
+ */
+import type { RecordStore } from '../../storage/contract/record-store.js';
+import type { StoredRecord } from '../../storage/contract/stored-record.js';
+import type { RecordBus } from './broadcast.js';
+import type { EngineLoop } from './engine-loop.js';
+import type { ConsumerHandle, ConsumerState, ConsumerStatus, LogConsumer } from './log-consumer.js';
+import type { LoopCheckpoint } from './loop-checkpoint.js';
+import { LoopWaits } from './loop-waits.js';
+import type { SystemThreads } from './system-threads.js';
+
+const DEFAULT_BATCH = 256;
+const DEFAULT_BACKOFF = { initialMs: 250, maxMs: 30_000 };
+/** How long a caught-up consumer sleeps when nothing wakes it (a lost wake-up costs at most this). */
+const IDLE_SLEEP_MS = 30_000;
+/** How often a settling checkpoint (`settledThrough`) is saved between batches. */
+const SETTLE_SAVE_MS = 1_000;
+
+export interface ConsumerRunnerDeps {
+  readonly plugin: string;
+  readonly store: RecordStore;
+  readonly bus: RecordBus;
+  readonly systemThreads: SystemThreads;
+  /** Null: no checkpoint kept (core/engine/loop-checkpoint.ts). */
+  readonly checkpoint: LoopCheckpoint | null;
+  readonly onError: (error: unknown, context: string) => void;
+  /** Whether the engine's loops run (a leader-only consumer not running then stands by). */
+  readonly engaged: () => boolean;
+}
+
+export class ConsumerRunner implements EngineLoop, ConsumerHandle {
+  readonly name: string;
+  readonly singleton: boolean;
+  private position = 0;
+  /** Bumped by `rewind`, so a batch read before it does not move the new cursor. */
+  private generation = 0;
+  private running = false;
+  private waits: LoopWaits | null = null;
+  private loopDone: Promise<void> = Promise.resolve();
+  private unsubscribe: (() => void) | null = null;
+  private settleTimer: NodeJS.Timeout | null = null;
+  private saving: Promise<void> = Promise.resolve();
+  private saveQueued = false;
+  private saved: number | null = null;
+  private state: ConsumerState = 'stopped';
+  private idleLeft = false;
+  private batches = 0;
+  private records = 0;
+  private failures = 0;
+  private lastError: { at: string; message: string } | null = null;
+  /** The page a failed batch was read from: the retry hands over exactly it. */
+  private failed: { generation: number; after: number; page: StoredRecord[] } | null = null;
+
+  constructor(
+    private readonly consumer: LogConsumer,
+    private readonly deps: ConsumerRunnerDeps,
+  ) {
+    this.name = `${deps.plugin}.${consumer.name}`;
+    this.singleton = consumer.leaderOnly === true;
+  }
+
+  get cursor(): number {
+    return this.position;
+  }
+
+  async start(): Promise<void> {
+    if (this.running) return;
+    const checkpoint = this.deps.checkpoint;
+    const saved = checkpoint ? await checkpoint.read().catch((error: unknown) => (this.deps.onError(error, `consumer ${this.name}: checkpoint not read`), null)) : null;
+    const head = this.deps.bus.position;
+    const after = saved !== null && saved <= head ? saved : await this.startPosition(head);
+    this.position = after;
+    this.generation++;
+    // Said at once: with a shared log, a successor taking over before the first batch must resume here, not at its own head.
+    if (checkpoint && saved !== after) await this.write(after);
+    else this.saved = saved;
+    await this.consumer.start?.();
+    this.running = true;
+    const waits = (this.waits = new LoopWaits());
+    this.unsubscribe = this.deps.bus.addInlineListener(() => {
+      waits.notePublished();
+      waits.poke();
+    });
+    if (checkpoint && this.consumer.settledThrough) {
+      this.settleTimer = setInterval(() => void this.save(), SETTLE_SAVE_MS);
+      this.settleTimer.unref();
+    }
+    this.state = 'running';
+    this.loopDone = this.loop(waits);
+  }
+
+  async stop(): Promise<void> {
+    if (!this.running) return;
+    this.running = false;
+    this.unsubscribe?.();
+    this.unsubscribe = null;
+    if (this.settleTimer) clearInterval(this.settleTimer);
+    this.settleTimer = null;
+    this.waits?.stop();
+    await this.loopDone;
+    try {
+      await this.consumer.stop?.();
+    } catch (error) {
+      this.deps.onError(error, `consumer ${this.name}: stop failed`);
+    }
+    await this.save();
+    this.state = 'stopped';
+  }
+
+  wake(): void {
+    this.waits?.interrupt();
+  }
+
+  rewind(after: number): void {
+    this.generation++;
+    this.position = after;
+    this.idleLeft = true;
+    this.waits?.interrupt();
+  }
+
+  async caughtUp(): Promise<void> {
+    while (this.running && (this.position < this.deps.bus.position || this.idleLeft || this.state !== 'caught_up')) {
+      this.waits?.poke();
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  }
+
+  status(): ConsumerStatus {
+    const head = Math.max(this.deps.bus.position, this.position);
+    const state = this.running ? this.state : this.singleton && this.deps.engaged() ? 'standby' : 'stopped';
+    return {
+      name: this.name,
+      plugin: this.deps.plugin,
+      state,
+      leader_only: this.singleton,
+      cursor: this.position,
+      head,
+      lag: head - this.position,
+      checkpoint: this.saved,
+      batches: this.batches,
+      records: this.records,
+      consecutive_failures: this.failures,
+      last_error: this.lastError,
+    };
+  }
+
+  private async startPosition(head: number): Promise<number> {
+    const start = this.consumer.startAt ?? 'head';
+    if (start === 'head') return head;
+    if (start === 'start') return 0;
+    return typeof start.after === 'function' ? await start.after() : start.after;
+  }
+
+  private async loop(waits: LoopWaits): Promise<void> {
+    const consumer = this.consumer;
+    const batchSize = consumer.batchSize ?? DEFAULT_BATCH;
+    const share = consumer.busyShare ?? 1;
+    const include = consumer.systemThreads === 'include';
+    while (this.running) {
+      try {
+        const started = performance.now();
+        const generation = this.generation;
+        const from = this.position;
+        const published = this.deps.bus.position;
+        const retry = this.failed !== null && this.failed.generation === generation && this.failed.after === from ? this.failed.page : null;
+        this.failed = null;
+        const page = retry ?? (from < published ? (await this.deps.store.changesSince(from, batchSize)).filter((stored) => stored.sequence <= published) : []);
+        if (page.length > 0) {
+          this.state = 'running';
+          const records = include ? page : page.filter((stored: StoredRecord) => !this.deps.systemThreads.has(stored.record.thread));
+          const through = page[page.length - 1]!.sequence;
+          try {
+            await consumer.handle(records, { after: from, through });
+          } catch (error) {
+            this.failed = { generation, after: from, page };
+            throw error;
+          }
+          if (generation === this.generation) this.position = through;
+          this.batches++;
+          this.records += records.length;
+          this.failures = 0;
+          // Not awaited: the next batch is read while the checkpoint is written (one write at a time, the latest position).
+          this.saveSoon();
+          if (consumer.idle) await consumer.idle({ caughtUp: false, busy: waits.busy });
+          // While records keep arriving, the consumer takes at most `busyShare` of the time (ingest comes first).
+          await waits.yieldAfter(started, share);
+          await new Promise<void>((resolve) => setImmediate(resolve));
+          continue;
+        }
+        if (generation !== this.generation) continue;
+        const again = consumer.idle ? await consumer.idle({ caughtUp: true, busy: waits.busy }) : null;
+        this.failures = 0;
+        this.idleLeft = again !== null;
+        this.state = 'caught_up';
+        if (again === 0) await new Promise<void>((resolve) => setImmediate(resolve));
+        else await waits.sleep(again ?? IDLE_SLEEP_MS);
+      } catch (error) {
+        this.failures++;
+        this.state = 'backing_off';
+        this.lastError = { at: new Date().toISOString(), message: error instanceof Error ? error.message : String(error) };
+        const delay = this.backoff();
+        if (this.failures === 1 || this.failures % 20 === 0) this.deps.onError(error, `consumer ${this.name} failed (${this.failures} in a row); retrying in ${delay} ms`);
+        // A pause, not a sleep: new records do not cut a backoff short (that would retry per record); wake() does.
+        await waits.pause(delay);
+      }
+    }
+  }
+
+  private backoff(): number {
+    const { initialMs, maxMs } = this.consumer.backoff ?? DEFAULT_BACKOFF;
+    const base = Math.min(maxMs, initialMs * 2 ** Math.min(this.failures - 1, 30));
+    return Math.round(base * (0.75 + Math.random() * 0.5));
+  }
+
+  /** Starts a save unless one is waiting to start (it will write the latest position). */
+  private saveSoon(): void {
+    if (this.saveQueued) return;
+    this.saveQueued = true;
+    void this.save();
+  }
+
+  /** Saves the checkpoint if it moved: the cursor, held back to what the consumer has settled. */
+  private save(): Promise<void> {
+    if (!this.deps.checkpoint) return Promise.resolve();
+    this.saving = this.saving.then(async () => {
+      this.saveQueued = false;
+      const handled = this.position;
+      const through = this.consumer.settledThrough ? Math.min(handled, this.consumer.settledThrough(handled)) : handled;
+      if (through !== this.saved) await this.write(through);
+    });
+    return this.saving;
+  }
+
+  private async write(through: number): Promise<void> {
+    try {
+      await this.deps.checkpoint!.write(through);
+      this.saved = through;
+    } catch (error) {
+      this.deps.onError(error, `consumer ${this.name}: checkpoint not saved`);
+    }
+  }
+}
