@@ -4,16 +4,16 @@
  * uploads, quotas, blobs and signed URLs. Routes are thin over it.
  */
 import type { Readable } from 'node:stream';
-import { SYSTEM, type Caller } from '../../core/access/caller.js';
+import { actingDid, SYSTEM, type Caller } from '../../core/access/caller.js';
 import { grainsFor } from '../../core/access/scopes.js';
 import type { Ingestor } from '../../core/engine/ingest.js';
 import type { RecordReader } from '../../core/engine/record-reader.js';
+import type { RecordWriter } from '../../core/engine/record-writer.js';
 import { LoomError } from '../../core/errors/loom-error.js';
 import type { Config } from '../../core/folds/config/config-topic.js';
 import { DEFAULT_NAMESPACE, namespaceSyntaxError } from '../../core/records/namespace-path.js';
 import type { StoredRecord } from '../../storage/contract/stored-record.js';
 import { makeRecord } from '../../core/records/record.js';
-import { actingDid, appendAsCaller } from '../ledger/index.js';
 import type { BlobStore } from './blob-store.js';
 import type { DataPlaneOptions } from './config.js';
 import { parseContentRange } from './content-range.js';
@@ -30,6 +30,7 @@ export const DATA_PLANE_PLUGIN = 'data-plane';
 
 export interface DataPlaneDeps {
   readonly ingestor: Ingestor;
+  readonly writer: RecordWriter;
   /** Compare-and-swap changes of one namespace run one at a time, across every server of a shared log. */
   readonly sections: LogCriticalSection;
   readonly reader: RecordReader;
@@ -238,7 +239,7 @@ export class DataPlane {
       pathProblem(problemWith(tree, change));
       check?.(tree);
       await beforeWrite?.();
-      const { stored } = await appendAsCaller(this.deps.ingestor, this.deps.reader, caller, {
+      const { stored } = await this.deps.writer.appendAs(caller, {
         thread: dataThreadId(namespace),
         act: 'KNOW',
         body: nodeRecordBody(namespace, change) as never,
