@@ -19,14 +19,14 @@ import { PostgresRecordStore } from '../storage/postgres/index.js';
 import { ledgerPlugin } from '../plugins/ledger/index.js';
 import { authPlugin, type AuthOptions } from '../plugins/auth/index.js';
 import { openapiPlugin } from '../openapi/openapi-plugin.js';
-import { createRulesPlugin, type RulesOptions } from '../plugins/rules/index.js';
-import { createFleetPlugin, type FleetOptions } from '../plugins/fleet/index.js';
+import { rulesPlugin, type RulesOptions } from '../plugins/rules/index.js';
+import { fleetPlugin, type FleetOptions } from '../plugins/fleet/index.js';
 import { actorsPlugin } from '../plugins/actors/index.js';
 import { foldsPlugin } from '../plugins/folds/index.js';
 import { graphPlugin } from '../plugins/graph/index.js';
-import { createDataPlanePlugin, type DataPlaneOptions } from '../plugins/data-plane/index.js';
-import { createTrustPlugin } from '../plugins/trust/index.js';
-import { createSearchPlugin, type SearchOptions } from '../plugins/search/index.js';
+import { dataPlanePlugin, type DataPlaneOptions } from '../plugins/data-plane/index.js';
+import { trustPlugin } from '../plugins/trust/index.js';
+import { searchPlugin, type SearchOptions } from '../plugins/search/index.js';
 import { metricsPlugin } from '../plugins/metrics/index.js';
 import { portabilityPlugin } from '../plugins/portability/index.js';
 import { BackupStateToken } from '../core/plugin/backup-state.js';
@@ -109,6 +109,7 @@ export async function createReferenceLoom(options: ReferenceLoomOptions = {}): P
   const loom = await createLoom({
     ...rest,
     store,
+    ...(clock ? { clock } : {}),
     dataDir,
     instanceDid: key?.did ?? options.instanceDid ?? (await persistedInstanceDid(dataDir)),
     storeBackends: typeof storage === 'string' ? [...STORE_BACKENDS] : [store.capabilities.backend],
@@ -116,17 +117,17 @@ export async function createReferenceLoom(options: ReferenceLoomOptions = {}): P
       { plugin: ledgerPlugin, options: ledger ?? {} },
       openapiPlugin,
       { plugin: authPlugin, options: auth ?? {} },
-      { plugin: createRulesPlugin({ now: clock }), options: rules ?? {} },
-      { plugin: createFleetPlugin({ now: clock }), options: fleet ?? {} },
-      createTrustPlugin({ now: clock }),
+      { plugin: rulesPlugin, options: rules ?? {} },
+      { plugin: fleetPlugin, options: fleet ?? {} },
+      trustPlugin,
       foldsPlugin,
       graphPlugin,
       actorsPlugin,
-      { plugin: createDataPlanePlugin({ now: clock }), options: data ?? {} },
-      { plugin: createSearchPlugin({ now: clock }), options: search ?? {} },
+      { plugin: dataPlanePlugin, options: data ?? {} },
+      { plugin: searchPlugin, options: search ?? {} },
       metricsPlugin,
       portabilityPlugin,
-      ...(key && federation !== false ? [{ plugin: createFederationPlugin({ key, now: clock }), options: federation }] : []),
+      ...(key && federation !== false ? [{ plugin: createFederationPlugin({ key }), options: federation }] : []),
       ...plugins,
     ],
   });

@@ -73,3 +73,11 @@ export const SYSTEM: Caller = caller({ kind: 'system', principal: null, scopes: 
 export function withActorClaim(base: Caller, actor: string): Caller {
   return Object.freeze({ ...base, actor });
 }
+
+/** The actor of writes by a local caller (no credential, enforcement off). */
+export const LOCAL_OPERATOR_DID = 'did:sync:user:operator';
+
+/** The DID a caller writes as: its X-Service-Actor claim, else its principal, else the local operator. */
+export function actingDid(caller: Caller): string {
+  return caller.actor ?? caller.principal ?? LOCAL_OPERATOR_DID;
+}

@@ -1,4 +1,5 @@
 export * from './broadcast.js';
+export * from './clock.js';
 export * from './config-topics.js';
 export * from './engine-loop.js';
 export * from './engine-config.js';
@@ -8,6 +9,7 @@ export * from './ingest.js';
 export * from './loom-engine.js';
 export * from './native-hash.js';
 export * from './record-reader.js';
+export * from './record-writer.js';
 export * from './interval-loop.js';
 export * from './log-consumer.js';
 export * from './loop-waits.js';

@@ -26,6 +26,7 @@ import type { ConsumerHandle, LogConsumer } from './log-consumer.js';
 import { LogConsumers } from './log-consumers.js';
 import { nodeSha256Hex } from './native-hash.js';
 import { RecordReader } from './record-reader.js';
+import { RecordWriter } from './record-writer.js';
 
 /** The lease under which one server of a shared log runs the singleton loops. */
 const LEADER_LEASE = 'engine-leader';
@@ -50,6 +51,8 @@ export class LoomEngine {
   readonly folds: FoldEngine;
   readonly ingestor: Ingestor;
   readonly reader: RecordReader;
+  /** Writes as a caller at the actor's next clock (core/engine/record-writer.ts). */
+  readonly writer: RecordWriter;
   readonly configTopics = new ConfigTopicRegistry();
   readonly config: EngineConfigService;
   /** The plugins' log consumers (core/engine/log-consumer.ts), run as loops. */
@@ -91,6 +94,7 @@ export class LoomEngine {
       onGateFailure: (gate, error) => onError(error, `ingest gate ${gate} failed; the record was refused`),
     });
     this.reader = new RecordReader(this.store, this.folds, this.bus);
+    this.writer = new RecordWriter(this.ingestor, this.reader);
     this.config = new EngineConfigService(this.folds);
     this.consumers = new LogConsumers({ store: this.store, bus: this.bus, systemThreads: this.folds.systemThreads, onError, engaged: () => this.loopsRunning });
   }

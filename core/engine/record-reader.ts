@@ -36,6 +36,16 @@ interface PrivateFold {
   readonly tag: string;
 }
 
+/** Where `RecordReader.pages` starts and stops. */
+export interface ThreadPaging {
+  /** Records with a sequence strictly greater than this. @default 0 */
+  readonly after?: number;
+  /** Records read per page. @default 1000 (the store's largest page) */
+  readonly limit?: number;
+  /** The last sequence wanted (a snapshot's watermark). @default no bound */
+  readonly upTo?: number;
+}
+
 export class RecordReader {
   private policies: readonly ReadPolicy[] = [];
   private readonly privateFolds = new Map<string, PrivateFold>();
@@ -94,6 +104,35 @@ export class RecordReader {
       case 'some':
         return this.filteredPage((p) => this.store.listByThread(thread, p), restriction!, page);
     }
+  }
+
+  /**
+   * A thread's records the caller may see, page by page, oldest first: the
+   * one paging loop over `listByThread`. Each page is as `listByThread`
+   * answers it (a restricted page may be short, even empty, with more to
+   * come). Stops at the thread's end, or once `upTo` is passed (records
+   * after `upTo` are dropped from the last page).
+   */
+  async *pages(caller: Caller, thread: string, paging: ThreadPaging = {}): AsyncGenerator<RecordPage> {
+    const limit = paging.limit ?? PAGE_MAX_LIMIT;
+    const upTo = paging.upTo ?? Number.POSITIVE_INFINITY;
+    let after = paging.after ?? 0;
+    while (after < upTo) {
+      const page = await this.listByThread(caller, thread, { after, limit });
+      const past = page.items.findIndex((stored) => stored.sequence > upTo);
+      if (past >= 0) {
+        yield { items: page.items.slice(0, past), nextAfter: null };
+        return;
+      }
+      yield page;
+      if (page.nextAfter === null) return;
+      after = page.nextAfter;
+    }
+  }
+
+  /** `pages` one record at a time. */
+  async *records(caller: Caller, thread: string, paging: ThreadPaging = {}): AsyncGenerator<StoredRecord> {
+    for await (const page of this.pages(caller, thread, paging)) yield* page.items;
   }
 
   /**

@@ -9,3 +9,4 @@ export * from './capabilities.js';
 export * from './shared-schemas.js';
 export * from './backup-state.js';
 export * from './own-fold.js';
+export * from './event-stream.js';

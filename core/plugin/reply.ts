@@ -4,6 +4,7 @@
  * blob bytes).
  */
 import type { Readable } from 'node:stream';
+import { EVENT_STREAM_HEADERS, type EventStream } from './event-stream.js';
 
 export class Reply {
   private constructor(
@@ -23,6 +24,11 @@ export class Reply {
 
   static stream(stream: Readable, headers: Record<string, string>, status = 200): Reply {
     return new Reply(status, stream, headers, 'stream');
+  }
+
+  /** A server-sent events answer (core/plugin/event-stream.ts), never compressed. */
+  static events(events: EventStream, status = 200): Reply {
+    return new Reply(status, events.stream, { ...EVENT_STREAM_HEADERS }, 'stream');
   }
 
   /** No body at all (304 Not Modified, 204). */

@@ -21,6 +21,8 @@ import { ConfigTopicsToken } from '../engine/config-topics.js';
 import { ConsumerRegistryToken } from '../engine/log-consumer.js';
 import { LogCriticalSection, LogCriticalSectionToken } from '../engine/log-critical-section.js';
 import { RecordReaderToken } from '../engine/record-reader.js';
+import { RecordWriterToken } from '../engine/record-writer.js';
+import { ClockToken, type Clock } from '../engine/clock.js';
 import { Config } from '../folds/config/config-topic.js';
 import { CapabilityFlags, CapabilityFlagsToken } from '../plugin/capabilities.js';
 import { DiscoveryFacts, DiscoveryFactsToken } from '../plugin/discovery-facts.js';
@@ -84,6 +86,11 @@ export interface LoomOptions {
   readonly instanceDid?: string;
   /** Backends the application can run on, for the capabilities manifest. @default the store's own */
   readonly storeBackends?: readonly string[];
+  /**
+   * The clock plugins read (Unix ms): loops, rules, triggers, expiries, signed URLs and manifests
+   * (ClockToken). Records' created_at is still stamped by the engine's own clock. @default Date.now
+   */
+  readonly clock?: Clock;
 }
 
 export interface Loom {
@@ -139,6 +146,8 @@ export async function createLoom(options: LoomOptions): Promise<Loom> {
   bindValue(root, FoldEngineToken, engine.folds);
   bindValue(root, IngestorToken, engine.ingestor);
   bindValue(root, RecordReaderToken, engine.reader);
+  bindValue(root, RecordWriterToken, engine.writer);
+  bindValue(root, ClockToken, options.clock ?? Date.now);
   bindValue(root, Config, engine.config);
   // The narrow views plugins get instead of the engine (no route or plugin resolves LoomEngineToken).
   bindValue(root, EngineStatusToken, engineStatus(engine));

@@ -8,7 +8,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import { LoomError } from '../../core/errors/loom-error.js';
-import { ENGINE_WRITE, type Ingestor } from '../../core/engine/ingest.js';
+import { SYSTEM } from '../../core/access/caller.js';
+import type { RecordWriter } from '../../core/engine/record-writer.js';
+import type { JsonObject } from '../../core/records/json.js';
 import type { OwnFold } from '../../core/plugin/own-fold.js';
 import { AUTH_ACTOR, AUTH_THREAD, KIND_REVOCATION, KIND_SERVICE_ACCOUNT, KIND_TOKEN } from './auth-thread.js';
 import { formatBearer, mintSecret, tokenIdOf } from './bearer-token.js';
@@ -55,7 +57,7 @@ export class CredentialService {
   private queue: Promise<unknown> = Promise.resolve();
 
   constructor(
-    private readonly ingestor: Ingestor,
+    private readonly writer: RecordWriter,
     /** The auth plugin's own credentials fold. */
     private readonly fold: Pick<OwnFold<CredentialsState>, 'state'>,
   ) {}
@@ -100,16 +102,7 @@ export class CredentialService {
   }
 
   private async write(body: Record<string, unknown>, parents: readonly string[] = []): Promise<string> {
-    const { stored } = await this.ingestor.ingest(ENGINE_WRITE, {
-      thread: AUTH_THREAD,
-      actor: AUTH_ACTOR,
-      act: 'LEARN',
-      body,
-      clock: this.state().clock + 1,
-      data_type: 'SCALAR',
-      parents: [...parents],
-      judged_by: null,
-    });
+    const { stored } = await this.writer.appendAs(SYSTEM, { thread: AUTH_THREAD, actor: AUTH_ACTOR, act: 'LEARN', body: body as JsonObject, parents });
     return stored.record.id;
   }
 

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { resolve } from '../../core/di/token.js';
 import { FoldEngineToken, type FoldEngine } from '../../core/engine/fold-engine.js';
 import { ENGINE_WRITE, IngestorToken, type Ingestor } from '../../core/engine/ingest.js';
+import { RecordWriterToken } from '../../core/engine/record-writer.js';
 import { LoomError } from '../../core/errors/loom-error.js';
 import { silentLogger } from '../../core/plugin/logger.js';
 import { computeRecordId } from '../../core/records/record-id.js';
@@ -104,7 +105,7 @@ describe('grant-chain ingest gate through the real ingest path (spec §5.4 rules
     await loom.initialize();
     ingestor = resolve(loom.container, IngestorToken);
     folds = resolve(loom.container, FoldEngineToken);
-    credentials = new CredentialService(ingestor, { state: () => folds.globalState(credentialsFold.name) });
+    credentials = new CredentialService(resolve(loom.container, RecordWriterToken), { state: () => folds.globalState(credentialsFold.name) });
     expect(ingestor.gateNames()).to.include('auth.grant-chain');
     // A root and 64 descendants: the last one's chain has exactly 64 hops.
     line.push(await write(grantFields([])));

@@ -13,7 +13,7 @@ import { CorsPolicy } from '../../core/access/cors-policy.js';
 import { bindValue, resolve } from '../../core/di/token.js';
 import { EngineStatusToken } from '../../core/engine/engine-status.js';
 import type { OwnFold } from '../../core/plugin/own-fold.js';
-import { IngestorToken } from '../../core/engine/ingest.js';
+import { RecordWriterToken } from '../../core/engine/record-writer.js';
 import { Config } from '../../core/folds/config/config-topic.js';
 import { definePlugin } from '../../core/plugin/plugin.js';
 import { authCorsPolicy } from './auth-cors-policy.js';
@@ -112,7 +112,7 @@ export const authPlugin = definePlugin({
     const engine = resolve(scope.container, EngineStatusToken);
     // The fold registers below (fold order is part of GET /v1/folds); the service reads it once the engine started.
     let credentialsState: OwnFold<CredentialsState> | null = null;
-    const credentials = new CredentialService(resolve(scope.container, IngestorToken), { state: () => credentialsState!.state() });
+    const credentials = new CredentialService(resolve(scope.container, RecordWriterToken), { state: () => credentialsState!.state() });
     bindValue(scope.container, CredentialServiceToken, credentials);
     const config = resolve(scope.container, Config);
     const authenticator = new BearerAuthenticator(credentials, config, options.required);

@@ -4,16 +4,16 @@
  * uploads, quotas, blobs and signed URLs. Routes are thin over it.
  */
 import type { Readable } from 'node:stream';
-import { SYSTEM, type Caller } from '../../core/access/caller.js';
+import { actingDid, SYSTEM, type Caller } from '../../core/access/caller.js';
 import { grainsFor } from '../../core/access/scopes.js';
 import type { Ingestor } from '../../core/engine/ingest.js';
 import type { RecordReader } from '../../core/engine/record-reader.js';
+import type { RecordWriter } from '../../core/engine/record-writer.js';
 import { LoomError } from '../../core/errors/loom-error.js';
 import type { Config } from '../../core/folds/config/config-topic.js';
 import { DEFAULT_NAMESPACE, namespaceSyntaxError } from '../../core/records/namespace-path.js';
 import type { StoredRecord } from '../../storage/contract/stored-record.js';
 import { makeRecord } from '../../core/records/record.js';
-import { actingDid, appendAsCaller } from '../ledger/index.js';
 import type { BlobStore } from './blob-store.js';
 import type { DataPlaneOptions } from './config.js';
 import { parseContentRange } from './content-range.js';
@@ -30,6 +30,7 @@ export const DATA_PLANE_PLUGIN = 'data-plane';
 
 export interface DataPlaneDeps {
   readonly ingestor: Ingestor;
+  readonly writer: RecordWriter;
   /** Compare-and-swap changes of one namespace run one at a time, across every server of a shared log. */
   readonly sections: LogCriticalSection;
   readonly reader: RecordReader;
@@ -213,19 +214,20 @@ export class DataPlane {
     const entries: Array<Record<string, unknown>> = [];
     const answer = (next: number | null) => ({ object: 'list' as const, namespace, path, data: entries, next_cursor: next === null ? null : String(next), has_more: next !== null });
     let cursor = after;
-    // Bounded work per request: a sparse match answers a cursor to continue from.
-    for (let page = 0; page < 20; page++) {
-      const { items, nextAfter } = await this.deps.reader.listByThread(caller, dataThreadId(namespace), { after: cursor, limit: 1000 });
+    let pages = 0;
+    for await (const { items, nextAfter } of this.deps.reader.pages(caller, dataThreadId(namespace), { after })) {
       for (const stored of items) {
         cursor = stored.sequence;
         const entry = provenanceEntry(stored, path);
         if (entry) entries.push(entry);
         if (entries.length >= limit) return answer(cursor);
       }
-      if (nextAfter === null) return answer(null);
+      if (nextAfter === null) break;
       cursor = Math.max(cursor, nextAfter);
+      // Bounded work per request: a sparse match answers a cursor to continue from.
+      if (++pages === 20) return answer(cursor);
     }
-    return answer(cursor);
+    return answer(null);
   }
 
   // ---- changes ----
@@ -238,7 +240,7 @@ export class DataPlane {
       pathProblem(problemWith(tree, change));
       check?.(tree);
       await beforeWrite?.();
-      const { stored } = await appendAsCaller(this.deps.ingestor, this.deps.reader, caller, {
+      const { stored } = await this.deps.writer.appendAs(caller, {
         thread: dataThreadId(namespace),
         act: 'KNOW',
         body: nodeRecordBody(namespace, change) as never,

@@ -13,7 +13,9 @@ import { resolve } from '../../core/di/token.js';
 import { LogCriticalSectionToken } from '../../core/engine/log-critical-section.js';
 import { IngestorToken } from '../../core/engine/ingest.js';
 import { RecordReaderToken } from '../../core/engine/record-reader.js';
+import { RecordWriterToken } from '../../core/engine/record-writer.js';
 import { Config } from '../../core/folds/config/config-topic.js';
+import { ClockToken } from '../../core/engine/clock.js';
 import { definePlugin } from '../../core/plugin/plugin.js';
 import { BlobStore } from './blob-store.js';
 import { DataPlaneOptions } from './config.js';
@@ -72,67 +74,59 @@ export const DATA_ROUTES = [
   listDataProvenance,
 ] as const;
 
-export interface DataPlaneHooks {
-  /** The clock for upload expiry and signed URLs (tests). */
-  readonly now?: () => number;
-}
+export const dataPlanePlugin = definePlugin({
+  name: DATA_PLANE_PLUGIN,
+  tags: { data: 'The data plane: namespaced file trees, resumable chunked uploads, content-addressed blobs and signed read URLs.' },
+  version: '1.0.0',
+  dependencies: ['ledger'],
+  options: DataPlaneOptions,
+  register(scope, options) {
+    const now = resolve(scope.container, ClockToken);
+    scope.fold(dataFold);
+    scope.configTopic(dataQuotaTopic);
+    scope.ingestGate(nodeRecordsGate);
+    // File bytes (blobs reach their name only by rename) and the signed-URL secret; uploads in progress are not kept.
+    scope.backupState(['blobs', 'url-secret']);
+    for (const route of DATA_ROUTES) scope.route(route);
 
-export function createDataPlanePlugin(hooks: DataPlaneHooks = {}) {
-  const now = hooks.now ?? Date.now;
-  return definePlugin({
-    name: DATA_PLANE_PLUGIN,
-    tags: { data: 'The data plane: namespaced file trees, resumable chunked uploads, content-addressed blobs and signed read URLs.' },
-    version: '1.0.0',
-    dependencies: ['ledger'],
-    options: DataPlaneOptions,
-    register(scope, options) {
-      scope.fold(dataFold);
-      scope.configTopic(dataQuotaTopic);
-      scope.ingestGate(nodeRecordsGate);
-      // File bytes (blobs reach their name only by rename) and the signed-URL secret; uploads in progress are not kept.
-      scope.backupState(['blobs', 'url-secret']);
-      for (const route of DATA_ROUTES) scope.route(route);
+    // Without a persistent data directory (an in-memory store) the bytes live in a temporary folder removed at stop.
+    const scratch = scope.dataDir === null ? join(tmpdir(), `loom-data-plane-${randomBytes(8).toString('hex')}`) : null;
+    const dir = scope.dataDir ?? scratch!;
+    const service = new DataPlane({
+      ingestor: resolve(scope.container, IngestorToken),
+      writer: resolve(scope.container, RecordWriterToken),
+      sections: resolve(scope.container, LogCriticalSectionToken),
+      reader: resolve(scope.container, RecordReaderToken),
+      config: resolve(scope.container, Config),
+      blobs: new BlobStore(join(dir, 'blobs')),
+      uploads: new UploadStore(join(dir, 'uploads'), { ttlMs: options.uploadTtlSeconds * 1000, minFreeBytes: options.minFreeBytes, now }),
+      options,
+      now,
+    });
+    scope.expose(DataPlaneToken, service);
 
-      // Without a persistent data directory (an in-memory store) the bytes live in a temporary folder removed at stop.
-      const scratch = scope.dataDir === null ? join(tmpdir(), `loom-data-plane-${randomBytes(8).toString('hex')}`) : null;
-      const dir = scope.dataDir ?? scratch!;
-      const service = new DataPlane({
-        ingestor: resolve(scope.container, IngestorToken),
-        sections: resolve(scope.container, LogCriticalSectionToken),
-        reader: resolve(scope.container, RecordReaderToken),
-        config: resolve(scope.container, Config),
-        blobs: new BlobStore(join(dir, 'blobs')),
-        uploads: new UploadStore(join(dir, 'uploads'), { ttlMs: options.uploadTtlSeconds * 1000, minFreeBytes: options.minFreeBytes, now }),
-        options,
-        now,
-      });
-      scope.expose(DataPlaneToken, service);
+    let sweeper: NodeJS.Timeout | null = null;
+    scope.onStart(async () => {
+      const { resumed, removed } = await service.open(scratch === null ? join(dir, 'url-secret') : null);
+      if (resumed > 0 || removed > 0) scope.log.log('info', 'data plane uploads', { resumed, expired_or_unreadable_removed: removed });
+      sweeper = setInterval(() => {
+        service.sweepUploads().then(
+          (count) => count > 0 && scope.log.log('info', 'data plane uploads expired', { removed: count }),
+          (error: unknown) => scope.log.log('warn', 'data plane upload sweep failed', { error: (error as Error).message }),
+        );
+      }, options.sweepIntervalSeconds * 1000);
+      sweeper.unref();
+    });
+    scope.onStop(async () => {
+      if (sweeper) clearInterval(sweeper);
+      if (scratch) await rm(scratch, { recursive: true, force: true });
+    });
 
-      let sweeper: NodeJS.Timeout | null = null;
-      scope.onStart(async () => {
-        const { resumed, removed } = await service.open(scratch === null ? join(dir, 'url-secret') : null);
-        if (resumed > 0 || removed > 0) scope.log.log('info', 'data plane uploads', { resumed, expired_or_unreadable_removed: removed });
-        sweeper = setInterval(() => {
-          service.sweepUploads().then(
-            (count) => count > 0 && scope.log.log('info', 'data plane uploads expired', { removed: count }),
-            (error: unknown) => scope.log.log('warn', 'data plane upload sweep failed', { error: (error as Error).message }),
-          );
-        }, options.sweepIntervalSeconds * 1000);
-        sweeper.unref();
-      });
-      scope.onStop(async () => {
-        if (sweeper) clearInterval(sweeper);
-        if (scratch) await rm(scratch, { recursive: true, force: true });
-      });
-
-      scope.describe('manifest', 'conventions.data_plane', () => ({ version: 1, chunk_size: options.chunkSizeBytes, content_hash: 'sha256', capabilities_path: '/v1/data/capabilities' }));
-      scope.capability('data.filesystem', true);
-      scope.capability('data.resumable_uploads', true);
-      scope.capability('data.signed_urls', true);
-      scope.capability('data.range_reads', true);
-      scope.capability('data.quotas', true);
-    },
-  });
-}
-
-export const dataPlanePlugin = createDataPlanePlugin();
+    scope.describe('manifest', 'conventions.data_plane', () => ({ version: 1, chunk_size: options.chunkSizeBytes, content_hash: 'sha256', capabilities_path: '/v1/data/capabilities' }));
+    scope.capability('data.filesystem', true);
+    scope.capability('data.resumable_uploads', true);
+    scope.capability('data.signed_urls', true);
+    scope.capability('data.range_reads', true);
+    scope.capability('data.quotas', true);
+  },
+});

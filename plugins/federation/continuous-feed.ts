@@ -6,7 +6,8 @@
  * the stream sends `heartbeat` events that also carry a cursor, so a reader
  * whose grant withholds everything still moves forward.
  */
-import { PassThrough } from 'node:stream';
+import type { Readable } from 'node:stream';
+import { EventStream } from '../../core/plugin/event-stream.js';
 import type { ChangesFeed, FeedRequest } from './changes-feed.js';
 import { decodeFeedCursor } from './feed-cursor.js';
 import type { SyncPage } from './sync-page.js';
@@ -16,21 +17,14 @@ export interface ContinuousOptions {
   readonly signal: AbortSignal;
 }
 
-function frame(event: string, page: SyncPage): string {
-  return `id: ${page.next_cursor}\nevent: ${event}\ndata: ${JSON.stringify(page)}\n\n`;
+/** The feed's bytes (EventStream.stream: answer with the event stream headers, or take `continuousEvents` for Reply.events). */
+export function continuousFeed(feed: ChangesFeed, request: FeedRequest, options: ContinuousOptions): Readable {
+  return continuousEvents(feed, request, options).stream;
 }
 
-export function continuousFeed(feed: ChangesFeed, request: FeedRequest, options: ContinuousOptions): PassThrough {
-  const stream = new PassThrough();
-  const stop = new AbortController();
-  const finish = () => {
-    if (stop.signal.aborted) return;
-    stop.abort();
-    stream.end();
-  };
-  options.signal.addEventListener('abort', finish, { once: true });
-  stream.on('close', finish);
-  stream.write('retry: 1000\n\n');
+export function continuousEvents(feed: ChangesFeed, request: FeedRequest, options: ContinuousOptions): EventStream {
+  const events = new EventStream({ signal: options.signal, retryMs: 1000 });
+  const stop = events.closed;
 
   void (async () => {
     let after = request.after;
@@ -38,19 +32,18 @@ export function continuousFeed(feed: ChangesFeed, request: FeedRequest, options:
     let since = request.since;
     const send = async (event: string, page: SyncPage) => {
       since = page.next_cursor;
-      // Respect back-pressure: a slow reader slows the feed, it never grows the buffer without bound.
-      if (!stream.write(frame(event, page))) await new Promise((resolve) => stream.once('drain', resolve));
+      await events.send({ id: page.next_cursor, event, data: page });
     };
     try {
-      while (!stop.signal.aborted) {
+      while (!stop.aborted) {
         const page = await feed.page({ ...request, since, after });
         const moved = decodeFeedCursor(page.next_cursor);
         if (page.records.length > 0) await send('changes', page);
         after = moved;
         if (page.has_more) continue;
         const before = after;
-        await feed.waitForNews(after, options.heartbeatMs, stop.signal);
-        if (stop.signal.aborted) break;
+        await feed.waitForNews(after, options.heartbeatMs, stop);
+        if (stop.aborted) break;
         const idle = await feed.page({ ...request, since, after, limit: request.limit });
         if (idle.records.length === 0) {
           // Nothing for this reader: a heartbeat, with the cursor past whatever was withheld.
@@ -63,13 +56,11 @@ export function continuousFeed(feed: ChangesFeed, request: FeedRequest, options:
         }
       }
     } catch (error) {
-      if (!stop.signal.aborted) {
-        stream.write(`event: error\ndata: ${JSON.stringify({ object: 'error', code: 'INTERNAL', message: 'feed interrupted; reconnect with Last-Event-ID' })}\n\n`);
-      }
+      await events.send({ event: 'error', data: { object: 'error', code: 'INTERNAL', message: 'feed interrupted; reconnect with Last-Event-ID' } });
       void error;
     } finally {
-      finish();
+      events.close();
     }
   })();
-  return stream;
+  return events;
 }

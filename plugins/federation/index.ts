@@ -12,6 +12,8 @@ import { join } from 'node:path';
 import { resolve } from '../../core/di/token.js';
 import { IngestorToken } from '../../core/engine/ingest.js';
 import { RecordReaderToken } from '../../core/engine/record-reader.js';
+import { RecordWriterToken } from '../../core/engine/record-writer.js';
+import { ClockToken } from '../../core/engine/clock.js';
 import { SYSTEM } from '../../core/access/caller.js';
 import { definePlugin } from '../../core/plugin/plugin.js';
 import { ServerInfo } from '../../core/server/server-info.js';
@@ -64,11 +66,9 @@ export function instanceKeyDir(dataDir: string): string {
 export interface FederationHooks {
   /** This instance's key (InstanceKey.loadOrCreate(instanceKeyDir(dataDir))); its did:key must be the server's instanceDid. */
   readonly key: InstanceKey;
-  readonly now?: () => number;
 }
 
 export function createFederationPlugin(hooks: FederationHooks) {
-  const now = hooks.now ?? Date.now;
   const key = hooks.key;
   return definePlugin({
     name: FEDERATION_PLUGIN,
@@ -77,6 +77,7 @@ export function createFederationPlugin(hooks: FederationHooks) {
     dependencies: ['ledger'],
     options: FederationOptions,
     register(scope, options) {
+      const now = resolve(scope.container, ClockToken);
       // The instance's identity and its pairings' secrets and cursors (all replaced atomically); record origins are not kept.
       scope.backupState(['instance-key', 'pair-secrets.json', 'pair-cursors.json']);
       // The changes feed resumes from the event id an EventSource sends back.
@@ -99,7 +100,7 @@ export function createFederationPlugin(hooks: FederationHooks) {
       const localThreads = new Set([TH_CONSENT, TH_FEDERATION_PAIRS]);
       const feed = new ChangesFeed({ reader, consent, signer: key, localThreads, now });
       const receiver = new RecordReceiver({ ingestor, origins, now });
-      const sync = new SyncService({ ingestor, reader, files, receiver, origins, feed, options, log: scope.log, instanceDid: key.did, consent, signer: key, localThreads, now });
+      const sync = new SyncService({ writer: resolve(scope.container, RecordWriterToken), reader, files, receiver, origins, feed, options, log: scope.log, instanceDid: key.did, consent, signer: key, localThreads, now });
       scope.expose(SyncServiceToken, sync);
       scope.expose(FederationOptionsToken, options);
       scope.expose(ConsentGrantsToken, { inForce: () => consent.inForce(now()) });

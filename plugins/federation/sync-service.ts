@@ -5,14 +5,13 @@
  * the health and stats views. Routes call it; nothing else holds pair state.
  */
 import { randomBytes } from 'node:crypto';
-import { SYSTEM, type Caller } from '../../core/access/caller.js';
-import type { Ingestor } from '../../core/engine/ingest.js';
+import { actingDid, SYSTEM, type Caller } from '../../core/access/caller.js';
+import type { RecordWriter } from '../../core/engine/record-writer.js';
 import type { RecordReader } from '../../core/engine/record-reader.js';
 import { LoomError } from '../../core/errors/loom-error.js';
 import type { Logger } from '../../core/plugin/logger.js';
 import { TH_FEDERATION_PAIRS } from '../../core/records/reserved-threads.js';
 import type { JsonObject } from '../../core/records/json.js';
-import { actingDid, appendAsCaller } from '../ledger/index.js';
 import type { ChangesFeed } from './changes-feed.js';
 import type { ConsentIndex } from './consent/consent-index.js';
 import type { PageSigner } from './sync-page.js';
@@ -27,7 +26,7 @@ import { LATENCY_BUCKETS_MS, roundMs, SyncCounters } from './sync-metrics.js';
 export const FEDERATION_PLUGIN = 'federation';
 
 export interface SyncServiceDeps {
-  readonly ingestor: Ingestor;
+  readonly writer: RecordWriter;
   readonly reader: RecordReader;
   readonly files: PairFiles;
   readonly receiver: RecordReceiver;
@@ -117,7 +116,8 @@ export class SyncService {
 
   private async writeLifecycle(caller: Caller, body: JsonObject): Promise<void> {
     // Written by the instance (the caller may hold only federation:manage), naming who acted.
-    await appendAsCaller(this.deps.ingestor, this.deps.reader, SYSTEM, {
+    await this.deps.writer.appendAs(SYSTEM, {
+      via: 'api',
       thread: TH_FEDERATION_PAIRS,
       act: 'LEARN',
       actor: this.deps.instanceDid,

@@ -1,13 +1,11 @@
 /** What the fleet routes and the CLI do: read the fleet's state, write control records as the caller. */
 import type { Caller } from '../../core/access/caller.js';
-import type { Ingestor } from '../../core/engine/ingest.js';
 import type { OwnFold } from '../../core/plugin/own-fold.js';
-import type { RecordReader } from '../../core/engine/record-reader.js';
+import type { RecordWriter } from '../../core/engine/record-writer.js';
 import { token } from '../../core/di/token.js';
 import type { JsonObject } from '../../core/records/json.js';
 import type { LoomRecord } from '../../core/records/record.js';
 import { TH_FLEET_CONTROL } from '../../core/records/reserved-threads.js';
-import { appendAsCaller } from '../ledger/index.js';
 import { KIND_EMERGENCY, KIND_FREEZE, KIND_THAW, fleetControlFold, type FleetControlState } from './fleet-control.js';
 import { isLive, type InstanceRegistryState } from './instance-registry.js';
 
@@ -18,8 +16,7 @@ export interface ControlOutcome {
 
 export class FleetService {
   constructor(
-    private readonly ingestor: Ingestor,
-    private readonly reader: RecordReader,
+    private readonly writer: RecordWriter,
     private readonly controlFold: Pick<OwnFold<FleetControlState>, 'state'>,
     private readonly registry: Pick<OwnFold<InstanceRegistryState>, 'state'>,
     private readonly now: () => number,
@@ -42,7 +39,7 @@ export class FleetService {
   }
 
   private async write(caller: Caller, body: JsonObject): Promise<LoomRecord> {
-    const { stored } = await appendAsCaller(this.ingestor, this.reader, caller, { thread: TH_FLEET_CONTROL, act: 'LEARN', body: { ...body, at: new Date(this.now()).toISOString() } });
+    const { stored } = await this.writer.appendAs(caller, { thread: TH_FLEET_CONTROL, act: 'LEARN', body: { ...body, at: new Date(this.now()).toISOString() } });
     return stored.record;
   }
 

@@ -3,10 +3,10 @@
  * interval, written by the engine as the instance DID: version, endpoint,
  * uptime, dispatches in flight and health.
  */
-import { ENGINE_WRITE, type Ingestor } from '../../core/engine/ingest.js';
-import type { OwnFold } from '../../core/plugin/own-fold.js';
+import { SYSTEM } from '../../core/access/caller.js';
+import type { RecordWriter } from '../../core/engine/record-writer.js';
 import { TH_INSTANCE_REGISTRY } from '../../core/records/reserved-threads.js';
-import { KIND_HEARTBEAT, type InstanceRegistryState } from './instance-registry.js';
+import { KIND_HEARTBEAT } from './instance-registry.js';
 
 export interface HeartbeatFacts {
   readonly instanceDid: string;
@@ -19,10 +19,9 @@ export interface HeartbeatFacts {
   now(): number;
 }
 
-export async function writeHeartbeat(ingestor: Ingestor, registry: Pick<OwnFold<InstanceRegistryState>, 'state'>, facts: HeartbeatFacts): Promise<void> {
-  const previous = registry.state().instances.get(facts.instanceDid);
+export async function writeHeartbeat(writer: RecordWriter, facts: HeartbeatFacts): Promise<void> {
   const now = facts.now();
-  await ingestor.ingest(ENGINE_WRITE, {
+  await writer.appendAs(SYSTEM, {
     thread: TH_INSTANCE_REGISTRY,
     actor: facts.instanceDid,
     act: 'DO',
@@ -38,9 +37,5 @@ export async function writeHeartbeat(ingestor: Ingestor, registry: Pick<OwnFold<
       interval_secs: facts.intervalMs / 1000,
       at: new Date(now).toISOString(),
     },
-    clock: previous ? previous.clock + 1 : 0,
-    data_type: 'SCALAR',
-    parents: [],
-    judged_by: null,
   });
 }

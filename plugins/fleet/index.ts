@@ -6,8 +6,8 @@
  */
 import { Type, type Static } from 'typebox';
 import { bindValue, resolve } from '../../core/di/token.js';
-import { IngestorToken } from '../../core/engine/ingest.js';
-import { RecordReaderToken } from '../../core/engine/record-reader.js';
+import { RecordWriterToken } from '../../core/engine/record-writer.js';
+import { ClockToken } from '../../core/engine/clock.js';
 import { definePlugin, type LoomPlugin } from '../../core/plugin/plugin.js';
 import { ServerInfo } from '../../core/server/server-info.js';
 import { IntervalLoop } from '../../core/engine/interval-loop.js';
@@ -37,62 +37,58 @@ export const FleetOptions = Type.Object(
 );
 export type FleetOptions = Static<typeof FleetOptions>;
 
-export function createFleetPlugin(hooks: { now?: () => number } = {}): LoomPlugin<typeof FleetOptions> {
-  const now = hooks.now ?? Date.now;
-  return definePlugin({
-    name: 'fleet',
-    tags: { fleet: 'Instances of a fleet: heartbeats, status and control (drain, freeze).' },
-    version: '1.0.0',
-    dependencies: ['ledger', 'rules'],
-    options: FleetOptions,
-    register(scope, options) {
-      const ingestor = resolve(scope.container, IngestorToken);
-      const dispatcher = resolve(scope.container, DispatcherToken);
-      const telemetry = resolve(scope.container, EngineTelemetryToken);
-      const info = resolve(scope.container, ServerInfo);
-      const controlFold = scope.fold(fleetControlFold);
-      const registryFold = scope.fold(instanceRegistryFold);
-      const control = () => controlFold.state();
-      scope.ingestGate(fleetGate(control, now));
-      dispatcher.addHold('fleet', (job) => {
-        const state = control();
-        if (state.emergency) return `emergency stop active since ${state.emergency.since}`;
-        const freeze = freezesCovering(state, job.namespace)[0];
-        return freeze ? `namespace ${freeze.namespace} frozen (${freeze.level}) since ${freeze.since}` : null;
-      });
-      bindValue(scope.container, FleetServiceToken, new FleetService(ingestor, resolve(scope.container, RecordReaderToken), controlFold, registryFold, now));
-      const startedAt = now();
-      const heartbeat = new IntervalLoop(
-        'fleet.heartbeat',
-        options.heartbeatIntervalMs,
-        () =>
-          writeHeartbeat(ingestor, registryFold, {
-            instanceDid: info.instanceDid,
-            endpoint: options.endpoint,
-            version: info.version,
-            intervalMs: options.heartbeatIntervalMs,
-            startedAt,
-            activeDispatches: () => dispatcher.activeDispatches,
-            health: () => {
-              const stats = dispatcher.stats();
-              const recentError = telemetry.lastError !== null && Date.parse(telemetry.lastError.at) > Date.now() - options.heartbeatIntervalMs;
-              return stats.queue_depth > stats.queue_capacity * 0.8 || recentError ? 'degraded' : 'ok';
-            },
-            now,
-          }),
-        (context, error) => {
-          telemetry.error(context, error);
-          scope.log.log('error', context, { error: error instanceof Error ? error.message : String(error) });
-        },
-        true,
-      );
-      if (options.heartbeat) scope.loop(heartbeat);
-      for (const route of FLEET_ROUTES) scope.route(route);
-      if (options.heartbeat) scope.capability('fleet.heartbeat', true);
-      scope.capability('fleet.freeze', true);
-      scope.capability('fleet.emergency_stop', true);
-    },
-  });
-}
-
-export const fleetPlugin = createFleetPlugin();
+export const fleetPlugin: LoomPlugin<typeof FleetOptions> = definePlugin({
+  name: 'fleet',
+  tags: { fleet: 'Instances of a fleet: heartbeats, status and control (drain, freeze).' },
+  version: '1.0.0',
+  dependencies: ['ledger', 'rules'],
+  options: FleetOptions,
+  register(scope, options) {
+    const now = resolve(scope.container, ClockToken);
+    const writer = resolve(scope.container, RecordWriterToken);
+    const dispatcher = resolve(scope.container, DispatcherToken);
+    const telemetry = resolve(scope.container, EngineTelemetryToken);
+    const info = resolve(scope.container, ServerInfo);
+    const controlFold = scope.fold(fleetControlFold);
+    const registryFold = scope.fold(instanceRegistryFold);
+    const control = () => controlFold.state();
+    scope.ingestGate(fleetGate(control, now));
+    dispatcher.addHold('fleet', (job) => {
+      const state = control();
+      if (state.emergency) return `emergency stop active since ${state.emergency.since}`;
+      const freeze = freezesCovering(state, job.namespace)[0];
+      return freeze ? `namespace ${freeze.namespace} frozen (${freeze.level}) since ${freeze.since}` : null;
+    });
+    bindValue(scope.container, FleetServiceToken, new FleetService(writer, controlFold, registryFold, now));
+    const startedAt = now();
+    const heartbeat = new IntervalLoop(
+      'fleet.heartbeat',
+      options.heartbeatIntervalMs,
+      () =>
+        writeHeartbeat(writer, {
+          instanceDid: info.instanceDid,
+          endpoint: options.endpoint,
+          version: info.version,
+          intervalMs: options.heartbeatIntervalMs,
+          startedAt,
+          activeDispatches: () => dispatcher.activeDispatches,
+          health: () => {
+            const stats = dispatcher.stats();
+            const recentError = telemetry.lastError !== null && Date.parse(telemetry.lastError.at) > Date.now() - options.heartbeatIntervalMs;
+            return stats.queue_depth > stats.queue_capacity * 0.8 || recentError ? 'degraded' : 'ok';
+          },
+          now,
+        }),
+      (context, error) => {
+        telemetry.error(context, error);
+        scope.log.log('error', context, { error: error instanceof Error ? error.message : String(error) });
+      },
+      true,
+    );
+    if (options.heartbeat) scope.loop(heartbeat);
+    for (const route of FLEET_ROUTES) scope.route(route);
+    if (options.heartbeat) scope.capability('fleet.heartbeat', true);
+    scope.capability('fleet.freeze', true);
+    scope.capability('fleet.emergency_stop', true);
+  },
+});

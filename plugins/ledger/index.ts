@@ -39,7 +39,6 @@ import { queryRecords } from './routes/query-records.js';
 import { watchThread } from './routes/watch-thread.js';
 
 export { LedgerOptions, LedgerOptionsToken } from './config.js';
-export { appendAsCaller, actingDid, LOCAL_OPERATOR_DID, type CallerWrite } from './append-as-caller.js';
 
 export const LEDGER_ROUTES = [
   getHealth,

@@ -6,9 +6,9 @@
  * after it comes from a bus subscription that starts exactly there. Comment
  * heartbeats keep idle connections (and proxies) alive.
  */
-import { PassThrough } from 'node:stream';
 import type { Caller } from '../../core/access/caller.js';
 import type { RecordReader } from '../../core/engine/record-reader.js';
+import { EventStream } from '../../core/plugin/event-stream.js';
 import type { StoredRecord } from '../../storage/contract/stored-record.js';
 
 export interface WatchOptions {
@@ -19,53 +19,38 @@ export interface WatchOptions {
   readonly signal: AbortSignal;
 }
 
-function event(stored: StoredRecord): string {
-  return `id: ${stored.sequence}\nevent: record\ndata: ${JSON.stringify(stored.record)}\n\n`;
+function event(stored: StoredRecord) {
+  return { id: stored.sequence, event: 'record', data: JSON.stringify(stored.record) };
 }
 
-export function watchThread(reader: RecordReader, caller: Caller, options: WatchOptions): PassThrough {
-  const stream = new PassThrough();
+export function watchThread(reader: RecordReader, caller: Caller, options: WatchOptions): EventStream {
   const upTo = reader.position;
   const subscription = reader.subscribe(caller, { after: Math.max(upTo, options.after), filter: (stored) => stored.record.thread === options.thread });
-  const heartbeat = setInterval(() => stream.write(`: heartbeat ${new Date().toISOString()}\n\n`), options.heartbeatMs);
-  heartbeat.unref();
-
-  let finished = false;
-  const finish = () => {
-    if (finished) return;
-    finished = true;
-    clearInterval(heartbeat);
-    subscription.close();
-    stream.end();
-  };
-  options.signal.addEventListener('abort', finish, { once: true });
-  stream.on('close', finish);
-
-  // Tell the client how long to wait before reconnecting, and flush headers at once.
-  stream.write(`retry: 2000\n: watching ${options.thread}\n\n`);
+  // `retry:` tells the client how long to wait before reconnecting, and flushes headers at once.
+  const events = new EventStream({
+    signal: options.signal,
+    retryMs: 2000,
+    greeting: `watching ${options.thread}`,
+    heartbeat: { everyMs: options.heartbeatMs, comment: () => `heartbeat ${new Date().toISOString()}` },
+  });
+  events.closed.addEventListener('abort', () => subscription.close(), { once: true });
 
   void (async () => {
     try {
-      let after = options.after;
-      while (!finished && after < upTo) {
-        const page = await reader.listByThread(caller, options.thread, { after, limit: 1000 });
-        for (const stored of page.items) {
-          if (stored.sequence > upTo) break;
-          stream.write(event(stored));
-        }
-        if (page.nextAfter === null) break;
-        after = page.nextAfter;
+      for await (const page of reader.pages(caller, options.thread, { after: options.after, upTo })) {
+        if (events.closed.aborted) break;
+        for (const stored of page.items) await events.send(event(stored));
       }
       for await (const stored of subscription) {
-        if (finished) break;
-        stream.write(event(stored));
+        if (events.closed.aborted) break;
+        await events.send(event(stored));
       }
     } catch (error) {
-      if (!finished) stream.write(`event: error\ndata: ${JSON.stringify({ object: 'error', code: 'INTERNAL', message: 'feed interrupted; reconnect with Last-Event-ID' })}\n\n`);
+      await events.send({ event: 'error', data: { object: 'error', code: 'INTERNAL', message: 'feed interrupted; reconnect with Last-Event-ID' } });
       void error;
     } finally {
-      finish();
+      events.close();
     }
   })();
-  return stream;
+  return events;
 }

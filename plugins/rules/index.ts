@@ -10,7 +10,8 @@
  * as a fleet freeze, and dispatching).
  */
 import { resolve, bindValue } from '../../core/di/token.js';
-import { IngestorToken } from '../../core/engine/ingest.js';
+import { RecordWriterToken } from '../../core/engine/record-writer.js';
+import { ClockToken } from '../../core/engine/clock.js';
 import { RecordReaderToken } from '../../core/engine/record-reader.js';
 import { SYSTEM } from '../../core/access/caller.js';
 import { Config, type ConfigTopic, type Entry } from '../../core/folds/config/config-topic.js';
@@ -54,127 +55,117 @@ export { permissionsTopic, eventTriggerTopic, TRIGGER_DEFAULTS } from './topics.
 
 export const RULES_ROUTES = [getEngineHealth, getExpressionCacheStats, listRoutingRules, listAdapters, listTriggers, createDispatch] as const;
 
-/** Hooks an embedder or a test passes in code (options are plain data). */
-export interface RulesHooks {
-  /** The clock every loop, rule and trigger reads (Unix ms). @default Date.now */
-  readonly now?: () => number;
-}
+export const rulesPlugin: LoomPlugin<typeof RulesOptions> = definePlugin({
+  name: 'rules',
+  tags: { engine: 'The rules engine: routing and trigger rules, dispatches, the work loop (RECONCILE, TICK) and engine status.' },
+  version: '1.0.0',
+  dependencies: ['ledger'],
+  options: RulesOptions,
+  register(scope, options) {
+    // The clock every loop, rule and trigger reads.
+    const now = resolve(scope.container, ClockToken);
+    const config = resolve(scope.container, Config);
+    const writer = resolve(scope.container, RecordWriterToken);
+    const reader = resolve(scope.container, RecordReaderToken);
+    const telemetry = new EngineTelemetry();
+    const onError = (context: string, error: unknown) => {
+      telemetry.error(context, error);
+      scope.log.log('error', context, { error: error instanceof Error ? error.message : String(error) });
+    };
+    const cache = new ExpressionCache(createEnvironments(), options.expressionCacheCapacity);
+    const permissionTopic = permissionRuleTopic(cache);
+    const routingTopic = routingRuleTopic(cache);
+    const ruleTopics: ConfigTopic<any>[] = [permissionTopic, permissionsTopic, routingTopic, eventTriggerTopic];
+    for (const topic of ruleTopics) scope.configTopic(topic);
+    const dispatchState = scope.fold(dispatchFold);
 
-export function createRulesPlugin(hooks: RulesHooks = {}): LoomPlugin<typeof RulesOptions> {
-  const now = hooks.now ?? Date.now;
-  return definePlugin({
-    name: 'rules',
-    tags: { engine: 'The rules engine: routing and trigger rules, dispatches, the work loop (RECONCILE, TICK) and engine status.' },
-    version: '1.0.0',
-    dependencies: ['ledger'],
-    options: RulesOptions,
-    register(scope, options) {
-      const config = resolve(scope.container, Config);
-      const ingestor = resolve(scope.container, IngestorToken);
-      const reader = resolve(scope.container, RecordReaderToken);
-      const telemetry = new EngineTelemetry();
-      const onError = (context: string, error: unknown) => {
-        telemetry.error(context, error);
-        scope.log.log('error', context, { error: error instanceof Error ? error.message : String(error) });
-      };
-      const cache = new ExpressionCache(createEnvironments(), options.expressionCacheCapacity);
-      const permissionTopic = permissionRuleTopic(cache);
-      const routingTopic = routingRuleTopic(cache);
-      const ruleTopics: ConfigTopic<any>[] = [permissionTopic, permissionsTopic, routingTopic, eventTriggerTopic];
-      for (const topic of ruleTopics) scope.configTopic(topic);
-      const dispatchState = scope.fold(dispatchFold);
+    const adapters = new AdapterRegistry();
+    adapters.setFallback(recordAdapter, 'rules');
+    const maintenance = new MaintenanceRegistry();
+    const dispatcher = new Dispatcher(writer, dispatchState, adapters, scope.log, onError, {
+      concurrency: options.reconcileConcurrency,
+      queueCapacity: options.reconcileQueueCapacity,
+      now,
+    });
+    const dispatches = () => dispatchState.state();
+    const governor = new TriggerGovernor(dispatches, now);
+    const lineage = new TriggerLineage(async (id) => (await reader.get(SYSTEM, id))?.record);
 
-      const adapters = new AdapterRegistry();
-      adapters.setFallback(recordAdapter, 'rules');
-      const maintenance = new MaintenanceRegistry();
-      const dispatcher = new Dispatcher(ingestor, dispatchState, adapters, scope.log, onError, {
-        concurrency: options.reconcileConcurrency,
-        queueCapacity: options.reconcileQueueCapacity,
-        now,
-      });
-      const dispatches = () => dispatchState.state();
-      const governor = new TriggerGovernor(dispatches, now);
-      const lineage = new TriggerLineage(async (id) => (await reader.get(SYSTEM, id))?.record);
+    let compiledTriggers: Array<Entry<CompiledTrigger>> | null = null;
+    const triggers = () =>
+      (compiledTriggers ??= Object.values(config.keyed(eventTriggerTopic)).map((entry) => ({ ...compileTrigger(entry), record_id: entry.record_id, sequence: entry.sequence })));
 
-      let compiledTriggers: Array<Entry<CompiledTrigger>> | null = null;
-      const triggers = () =>
-        (compiledTriggers ??= Object.values(config.keyed(eventTriggerTopic)).map((entry) => ({ ...compileTrigger(entry), record_id: entry.record_id, sequence: entry.sequence })));
+    const permissions = new PermissionGate(config, permissionTopic, cache, telemetry, scope.log, now);
+    const reconcile = new ReconcileConsumer({
+      config,
+      cache,
+      dispatcher,
+      governor,
+      lineage,
+      telemetry,
+      log: scope.log,
+      routingTopic,
+      triggers,
+      now,
+    });
+    const scheduler = new Scheduler({ dispatcher, governor, maintenance, telemetry, log: scope.log, triggers, now, onError });
+    const drift = new DriftDetector(dispatchState, dispatcher, scope.log, now);
+    const schedulerLoop = new IntervalLoop('rules.scheduler', options.schedulerIntervalMs, () => scheduler.step(), onError, false, true);
+    const tickLoop = new IntervalLoop('rules.tick', options.tickIntervalMs, () => drift.step(), onError, false, true);
 
-      const permissions = new PermissionGate(config, permissionTopic, cache, telemetry, scope.log, now);
-      const reconcile = new ReconcileConsumer({
-        config,
-        cache,
-        dispatcher,
-        governor,
-        lineage,
-        telemetry,
-        log: scope.log,
-        routingTopic,
-        triggers,
-        now,
-      });
-      const scheduler = new Scheduler({ dispatcher, governor, maintenance, telemetry, log: scope.log, triggers, now, onError });
-      const drift = new DriftDetector(dispatchState, dispatcher, scope.log, now);
-      const schedulerLoop = new IntervalLoop('rules.scheduler', options.schedulerIntervalMs, () => scheduler.step(), onError, false, true);
-      const tickLoop = new IntervalLoop('rules.tick', options.tickIntervalMs, () => drift.step(), onError, false, true);
+    const store = resolve(scope.container, RecordStore);
+    maintenance.register(
+      { name: 'rules.store-optimise', cadence: 'hourly', description: 'Storage housekeeping: SQLite PRAGMA optimize and a WAL checkpoint; LevelDB compaction.', run: () => store.optimize() },
+      'rules',
+    );
 
-      const store = resolve(scope.container, RecordStore);
-      maintenance.register(
-        { name: 'rules.store-optimise', cadence: 'hourly', description: 'Storage housekeeping: SQLite PRAGMA optimize and a WAL checkpoint; LevelDB compaction.', run: () => store.optimize() },
-        'rules',
-      );
+    const runtime: RulesRuntime = {
+      config,
+      cache,
+      adapters,
+      dispatcher,
+      telemetry,
+      maintenance,
+      permissions,
+      reconcile,
+      scheduler,
+      schedulerLoop,
+      drift,
+      tickLoop,
+      governor,
+      lineage,
+      routingTopic,
+      triggers,
+      now,
+      dispatches,
+    };
+    bindValue(scope.container, RulesRuntimeToken, runtime);
+    scope.expose(ExpressionCacheToken, cache);
+    scope.expose(AdapterRegistryToken, adapters);
+    scope.expose(MaintenanceRegistryToken, maintenance);
+    scope.expose(DispatcherToken, dispatcher);
+    scope.expose(EngineTelemetryToken, telemetry);
 
-      const runtime: RulesRuntime = {
-        config,
-        cache,
-        adapters,
-        dispatcher,
-        telemetry,
-        maintenance,
-        permissions,
-        reconcile,
-        scheduler,
-        schedulerLoop,
-        drift,
-        tickLoop,
-        governor,
-        lineage,
-        routingTopic,
-        triggers,
-        now,
-        dispatches,
-      };
-      bindValue(scope.container, RulesRuntimeToken, runtime);
-      scope.expose(ExpressionCacheToken, cache);
-      scope.expose(AdapterRegistryToken, adapters);
-      scope.expose(MaintenanceRegistryToken, maintenance);
-      scope.expose(DispatcherToken, dispatcher);
-      scope.expose(EngineTelemetryToken, telemetry);
+    scope.ingestGate(ruleConfigGate(ruleTopics));
+    scope.ingestGate(permissions);
+    // Checkpoint `rules.reconcile`: <dataDir>/plugins/rules/reconcile-checkpoint.json, or the shared store.
+    reconcile.attach(scope.consume(reconcile));
+    scope.loop(schedulerLoop);
+    scope.loop(tickLoop);
+    for (const route of RULES_ROUTES) scope.route(route);
 
-      scope.ingestGate(ruleConfigGate(ruleTopics));
-      scope.ingestGate(permissions);
-      // Checkpoint `rules.reconcile`: <dataDir>/plugins/rules/reconcile-checkpoint.json, or the shared store.
-      reconcile.attach(scope.consume(reconcile));
-      scope.loop(schedulerLoop);
-      scope.loop(tickLoop);
-      for (const route of RULES_ROUTES) scope.route(route);
+    scope.onStart(() => {
+      scope.onStop(config.watch(permissionTopic, () => permissions.invalidate()));
+      scope.onStop(config.watch(routingTopic, () => reconcile.invalidateRules()));
+      scope.onStop(config.watch(eventTriggerTopic, () => (compiledTriggers = null)));
+    });
 
-      scope.onStart(() => {
-        scope.onStop(config.watch(permissionTopic, () => permissions.invalidate()));
-        scope.onStop(config.watch(routingTopic, () => reconcile.invalidateRules()));
-        scope.onStop(config.watch(eventTriggerTopic, () => (compiledTriggers = null)));
-      });
-
-      scope.capability('engine.rules', true);
-      scope.capability('engine.permission_rules', true);
-      scope.capability('engine.routing', true);
-      scope.capability('engine.event_triggers', true);
-      scope.capability('engine.reconcile', true);
-      scope.capability('engine.tick', true);
-      scope.capability('engine.cron', true);
-    },
-  });
-}
-
-/** The rules plugin with the system clock. */
-export const rulesPlugin = createRulesPlugin();
+    scope.capability('engine.rules', true);
+    scope.capability('engine.permission_rules', true);
+    scope.capability('engine.routing', true);
+    scope.capability('engine.event_triggers', true);
+    scope.capability('engine.reconcile', true);
+    scope.capability('engine.tick', true);
+    scope.capability('engine.cron', true);
+  },
+});

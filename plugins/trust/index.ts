@@ -11,6 +11,7 @@
 import { PrincipalResolver } from '../../core/access/principal-resolver.js';
 import { resolve } from '../../core/di/token.js';
 import { RecordReaderToken } from '../../core/engine/record-reader.js';
+import { ClockToken } from '../../core/engine/clock.js';
 import { definePlugin, type LoomPlugin } from '../../core/plugin/plugin.js';
 import { getPrincipalTrust } from './routes/get-principal-trust.js';
 import { listTrust } from './routes/list-trust.js';
@@ -26,28 +27,24 @@ export { wilsonInterval, wilsonLowerBound, Z_95 } from './wilson.js';
 
 export const TRUST_ROUTES = [listTrust, getPrincipalTrust] as const;
 
-export function createTrustPlugin(hooks: { now?: () => number } = {}): LoomPlugin {
-  const now = hooks.now ?? Date.now;
-  return definePlugin({
-    name: 'trust',
-    tags: { trust: 'Trust: Wilson-scored verdicts on actors by domain, and task lists.' },
-    version: '1.0.0',
-    dependencies: ['ledger'],
-    // Judges are resolved through their grant chains when auth is loaded (PrincipalResolver).
-    optionalDependencies: ['auth'],
-    register(scope) {
-      // The auth plugin exposes the resolver (spec §5.4 rule 8) and may register after this plugin: look it up at read time.
-      let resolver: PrincipalResolver | null = null;
-      const principals = (): PrincipalResolver | null => (resolver ??= scope.container.isRegistered(PrincipalResolver, true) ? resolve(scope.container, PrincipalResolver) : null);
-      scope.fold(createTrustFold({ now, principals }));
-      const service = new TrustService(resolve(scope.container, RecordReaderToken), principals, now);
-      scope.expose(TrustServiceToken, service);
-      for (const route of TRUST_ROUTES) scope.route(route);
-      scope.describe('manifest', 'conventions.trust_path', () => '/v1/trust');
-      scope.capability('trust.scores', true);
-      scope.capability('trust.principal_trust', true);
-    },
-  });
-}
-
-export const trustPlugin = createTrustPlugin();
+export const trustPlugin: LoomPlugin = definePlugin({
+  name: 'trust',
+  tags: { trust: 'Trust: Wilson-scored verdicts on actors by domain, and task lists.' },
+  version: '1.0.0',
+  dependencies: ['ledger'],
+  // Judges are resolved through their grant chains when auth is loaded (PrincipalResolver).
+  optionalDependencies: ['auth'],
+  register(scope) {
+    const now = resolve(scope.container, ClockToken);
+    // The auth plugin exposes the resolver (spec §5.4 rule 8) and may register after this plugin: look it up at read time.
+    let resolver: PrincipalResolver | null = null;
+    const principals = (): PrincipalResolver | null => (resolver ??= scope.container.isRegistered(PrincipalResolver, true) ? resolve(scope.container, PrincipalResolver) : null);
+    scope.fold(createTrustFold({ now, principals }));
+    const service = new TrustService(resolve(scope.container, RecordReaderToken), principals, now);
+    scope.expose(TrustServiceToken, service);
+    for (const route of TRUST_ROUTES) scope.route(route);
+    scope.describe('manifest', 'conventions.trust_path', () => '/v1/trust');
+    scope.capability('trust.scores', true);
+    scope.capability('trust.principal_trust', true);
+  },
+});

@@ -19,7 +19,7 @@ import { createLoom, type Loom } from '../../core/server/create-loom.js';
 import { actorsPlugin } from '../../plugins/actors/index.js';
 import { authPlugin } from '../../plugins/auth/index.js';
 import { ledgerPlugin } from '../../plugins/ledger/index.js';
-import { createTrustPlugin } from '../../plugins/trust/index.js';
+import { trustPlugin } from '../../plugins/trust/index.js';
 import { SqliteRecordStore } from '../../storage/sqlite/index.js';
 import { bearer, bootstrapAdmin, createAccount, type Credential } from '../helpers/auth.js';
 import { expectEnvelope, get, newThread, request } from '../helpers/http-server.js';
@@ -73,7 +73,8 @@ describe('trust over HTTP', function () {
       host: '127.0.0.1',
       port: 0,
       logger: silentLogger,
-      plugins: [ledgerPlugin, { plugin: authPlugin, options: { required: true } }, createTrustPlugin({ now: () => Date.now() + offset }), actorsPlugin],
+      clock: () => Date.now() + offset,
+      plugins: [ledgerPlugin, { plugin: authPlugin, options: { required: true } }, trustPlugin, actorsPlugin],
     });
     url = await loom.start();
     admin = await bootstrapAdmin(url);

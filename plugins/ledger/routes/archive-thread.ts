@@ -1,12 +1,11 @@
 import { Type } from 'typebox';
 import { SYSTEM } from '../../../core/access/caller.js';
-import { IngestorToken } from '../../../core/engine/ingest.js';
 import { RecordReaderToken } from '../../../core/engine/record-reader.js';
+import { RecordWriterToken } from '../../../core/engine/record-writer.js';
 import { LoomError } from '../../../core/errors/loom-error.js';
 import { THREAD_ARCHIVE_KIND, type ThreadStateValue } from '../../../core/folds/thread-state.js';
 import { defineRoute } from '../../../core/plugin/route.js';
 import { RecordSchema } from '../../../core/plugin/shared-schemas.js';
-import { appendAsCaller } from '../append-as-caller.js';
 import { checkThreadId, ThreadParams } from '../thread-param.js';
 
 export const archiveThread = defineRoute({
@@ -31,14 +30,14 @@ export const archiveThread = defineRoute({
     },
   },
   errors: ['INVALID_SHAPE', 'NOT_FOUND', 'FORBIDDEN', 'DID_CLAIM_DENIED'],
-  inject: { ingestor: IngestorToken, reader: RecordReaderToken },
-  handler: async ({ params, caller }, { ingestor, reader }) => {
+  inject: { writer: RecordWriterToken, reader: RecordReaderToken },
+  handler: async ({ params, caller }, { writer, reader }) => {
     const thread = checkThreadId(params.id);
     // threads:write administers threads whether or not the caller may read their records; the write itself still passes the gates.
     const state = (await reader.threadFold<ThreadStateValue>(SYSTEM, 'thread_state', thread)).value;
     if (state.record_count === 0) throw new LoomError('NOT_FOUND', `no thread ${thread}`);
     if (state.archived) return { object: 'thread' as const, thread, archived: true as const, record: null };
-    const { stored } = await appendAsCaller(ingestor, reader, caller, { thread, act: 'DO', body: { kind: THREAD_ARCHIVE_KIND, archived: true } });
+    const { stored } = await writer.appendAs(caller, { thread, act: 'DO', body: { kind: THREAD_ARCHIVE_KIND, archived: true } });
     return { object: 'thread' as const, thread, archived: true as const, record: stored.record };
   },
 });

@@ -1,12 +1,10 @@
 import { Type } from 'typebox';
-import { IngestorToken } from '../../../core/engine/ingest.js';
-import { RecordReaderToken } from '../../../core/engine/record-reader.js';
+import { RecordWriterToken } from '../../../core/engine/record-writer.js';
 import { Reply } from '../../../core/plugin/reply.js';
 import { defineRoute } from '../../../core/plugin/route.js';
 import { RecordSchema } from '../../../core/plugin/shared-schemas.js';
 import { newThreadNonce, taskThreadId } from '../../../core/records/thread-id.js';
 import { nodeSha256Hex } from '../../../core/engine/native-hash.js';
-import { appendAsCaller } from '../append-as-caller.js';
 
 export const createThread = defineRoute({
   operationId: 'createThread',
@@ -39,11 +37,11 @@ export const createThread = defineRoute({
     },
   },
   errors: ['INVALID_SHAPE', 'NAMESPACE_REJECTED', 'FORBIDDEN', 'DID_CLAIM_DENIED', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE'],
-  inject: { ingestor: IngestorToken, reader: RecordReaderToken },
-  handler: async ({ body, caller }, { ingestor, reader }) => {
+  inject: { writer: RecordWriterToken },
+  handler: async ({ body, caller }, { writer }) => {
     const alias = body.alias ?? 'thread';
     const thread = taskThreadId(alias, newThreadNonce(), nodeSha256Hex);
-    const { stored } = await appendAsCaller(ingestor, reader, caller, { thread, act: 'INTEND', body: { ...body, alias, task: true } });
+    const { stored } = await writer.appendAs(caller, { thread, act: 'INTEND', body: { ...body, alias, task: true } });
     return Reply.json(201, { object: 'thread' as const, thread, record: stored.record }, { location: `/v1/threads/${thread}/state` });
   },
 });

@@ -61,21 +61,15 @@ export const projectThread = defineRoute({
   handler: async ({ params, query, caller }, { reader }) => {
     const thread = checkThreadId(params.id);
     const records: LoomRecord[] = [];
-    let after = 0;
     let truncated = false;
     let watermark = 0;
-    for (;;) {
-      const page = await reader.listByThread(caller, thread, { after, limit: 1000 });
-      for (const stored of page.items) {
-        if (records.length >= PROJECTION_MAX_RECORDS) {
-          truncated = true;
-          break;
-        }
-        records.push(stored.record);
-        watermark = stored.sequence;
+    for await (const stored of reader.records(caller, thread)) {
+      if (records.length >= PROJECTION_MAX_RECORDS) {
+        truncated = true;
+        break;
       }
-      if (truncated || page.nextAfter === null) break;
-      after = page.nextAfter;
+      records.push(stored.record);
+      watermark = stored.sequence;
     }
     const format = query.format ?? 'tui';
     const base = { object: 'thread_projection' as const, thread, format, watermark, truncated };

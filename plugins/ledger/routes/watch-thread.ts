@@ -36,15 +36,8 @@ export const watchThread = defineRoute({
     const release = slots.take();
     if (!release) throw new LoomError('SERVICE_UNAVAILABLE', `${slots.max} thread watches are open, the most this server allows; retry in a few seconds`, { retry_after_ms: 5000 });
     // The feed carries only what the caller may see; a thread it may not see streams nothing, as a missing one does.
-    const stream = openWatch(reader, caller, { thread, after, heartbeatMs: options.watchHeartbeatMs, signal });
-    stream.once('close', release);
-    signal.addEventListener('abort', release, { once: true });
-    return Reply.stream(stream, {
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-cache',
-      // Hapi would gzip and buffer the stream for clients that accept gzip.
-      'content-encoding': 'identity',
-      'x-accel-buffering': 'no',
-    });
+    const events = openWatch(reader, caller, { thread, after, heartbeatMs: options.watchHeartbeatMs, signal });
+    events.closed.addEventListener('abort', release, { once: true });
+    return Reply.events(events);
   },
 });

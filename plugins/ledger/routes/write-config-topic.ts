@@ -1,7 +1,6 @@
 import { Type } from 'typebox';
-import { IngestorToken } from '../../../core/engine/ingest.js';
 import { ConfigTopicsToken } from '../../../core/engine/config-topics.js';
-import { RecordReaderToken } from '../../../core/engine/record-reader.js';
+import { RecordWriterToken } from '../../../core/engine/record-writer.js';
 import { LoomError } from '../../../core/errors/loom-error.js';
 import { checkConfigFields } from '../../../core/folds/config/config-fold.js';
 import type { JsonObject } from '../../../core/records/json.js';
@@ -9,7 +8,6 @@ import { TH_ENGINE_CONFIG } from '../../../core/records/reserved-threads.js';
 import { Reply } from '../../../core/plugin/reply.js';
 import { defineRoute } from '../../../core/plugin/route.js';
 import { RecordSchema } from '../../../core/plugin/shared-schemas.js';
-import { appendAsCaller } from '../append-as-caller.js';
 
 export const writeConfigTopic = defineRoute({
   operationId: 'writeConfigTopic',
@@ -28,8 +26,8 @@ export const writeConfigTopic = defineRoute({
   bodyValidation: 'handler',
   responses: { 201: { description: 'The configuration record.', schema: RecordSchema } },
   errors: ['INVALID_SHAPE', 'NOT_FOUND', 'FORBIDDEN', 'DID_CLAIM_DENIED', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE'],
-  inject: { ingestor: IngestorToken, reader: RecordReaderToken, topics: ConfigTopicsToken },
-  handler: async ({ params, body, caller }, { ingestor, reader, topics }) => {
+  inject: { writer: RecordWriterToken, topics: ConfigTopicsToken },
+  handler: async ({ params, body, caller }, { writer, topics }) => {
     const topic = topics.get(params.topic.replace(/-/g, '_'));
     if (!topic) throw new LoomError('NOT_FOUND', `no loaded plugin owns the configuration topic ${JSON.stringify(params.topic)}`);
     if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new LoomError('INVALID_SHAPE', 'body: must be a JSON object of the topic fields');
@@ -37,7 +35,7 @@ export const writeConfigTopic = defineRoute({
     for (const marker of ['topic', 'kind', '_v', 'namespace']) delete fields[marker];
     const checked = checkConfigFields(topic, fields);
     if (!checked.ok) throw new LoomError('INVALID_SHAPE', checked.message);
-    const { stored } = await appendAsCaller(ingestor, reader, caller, { thread: TH_ENGINE_CONFIG, act: 'LEARN', body: { topic: topic.topic, ...fields } as JsonObject });
+    const { stored } = await writer.appendAs(caller, { thread: TH_ENGINE_CONFIG, act: 'LEARN', body: { topic: topic.topic, ...fields } as JsonObject });
     return Reply.json(201, stored.record);
   },
 });

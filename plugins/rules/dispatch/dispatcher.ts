@@ -8,9 +8,9 @@
  * the queue never grows past its capacity: back-pressure reaches the bus
  * subscription, which falls back to reading the store and loses nothing.
  */
-import { ENGINE_WRITE, type Ingestor } from '../../../core/engine/ingest.js';
+import { SYSTEM } from '../../../core/access/caller.js';
+import type { RecordWriter } from '../../../core/engine/record-writer.js';
 import type { OwnFold } from '../../../core/plugin/own-fold.js';
-import { LoomError } from '../../../core/errors/loom-error.js';
 import type { JsonObject } from '../../../core/records/json.js';
 import type { LoomRecord } from '../../../core/records/record.js';
 import { dispatchThreadId } from '../../../core/records/thread-id.js';
@@ -72,7 +72,7 @@ export class Dispatcher {
   private readonly now: () => number;
 
   constructor(
-    private readonly ingestor: Ingestor,
+    private readonly writer: RecordWriter,
     /** The rules plugin's own dispatch fold. */
     private readonly dispatches: Pick<OwnFold<DispatchState>, 'state'>,
     private readonly adapters: AdapterRegistry,
@@ -207,15 +207,12 @@ export class Dispatcher {
       adapter: adapter.name,
     };
     if (job.namespace !== 'default') body['namespace'] = job.namespace;
-    const { stored } = await this.ingestor.ingest(ENGINE_WRITE, {
+    const { stored } = await this.writer.appendAs(SYSTEM, {
       thread: dispatchThreadId(job.parentThread, job.target, dispatchedAt),
       actor: ENGINE_ACTOR,
       act: 'DO',
       body,
-      clock: 0,
-      data_type: 'SCALAR',
       parents: job.parentRecord === null ? [] : [job.parentRecord],
-      judged_by: null,
     });
     this.counters.dispatched++;
     return stored.record;
@@ -235,19 +232,9 @@ export class Dispatcher {
     }
   }
 
-  /** Appends an engine KNOW to a dispatch thread at the engine's next clock there. */
+  /** Appends an engine KNOW to a dispatch thread at the engine's next clock there (in the thread's namespace). */
   async noteOnThread(thread: string, body: JsonObject, parents: readonly string[]): Promise<void> {
-    for (let attempt = 0; ; attempt++) {
-      const entry = this.state().open.get(thread);
-      const clock = (entry?.engine_clock ?? 0) + 1;
-      if (entry && entry.namespace !== 'default') body = { ...body, namespace: entry.namespace };
-      try {
-        await this.ingestor.ingest(ENGINE_WRITE, { thread, actor: ENGINE_ACTOR, act: 'KNOW', body, clock, data_type: 'SCALAR', parents: [...parents].sort(), judged_by: null });
-        return;
-      } catch (error) {
-        if (!(error instanceof LoomError) || error.code !== 'DUPLICATE_CLOCK' || attempt >= 3) throw error;
-      }
-    }
+    await this.writer.appendAs(SYSTEM, { thread, actor: ENGINE_ACTOR, act: 'KNOW', body, parents });
   }
 
   stats(): DispatcherStats {

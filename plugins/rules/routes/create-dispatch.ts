@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { RecordReaderToken } from '../../../core/engine/record-reader.js';
-import { IngestorToken } from '../../../core/engine/ingest.js';
+import { RecordWriterToken } from '../../../core/engine/record-writer.js';
+import { actingDid } from '../../../core/access/caller.js';
 import { LoomError } from '../../../core/errors/loom-error.js';
 import { Reply } from '../../../core/plugin/reply.js';
 import { defineRoute } from '../../../core/plugin/route.js';
@@ -9,7 +10,6 @@ import { didSyntaxError } from '../../../core/records/did-syntax.js';
 import type { JsonObject } from '../../../core/records/json.js';
 import { dispatchThreadId, isThreadId } from '../../../core/records/thread-id.js';
 import { namespaceOf } from '../../../storage/contract/stored-record.js';
-import { actingDid, appendAsCaller } from '../../ledger/index.js';
 import { DEFAULT_BUDGET, KIND_DISPATCH } from '../dispatch/dispatch-kinds.js';
 import { RulesRuntimeToken } from '../rules-runtime.js';
 
@@ -61,8 +61,8 @@ export const createDispatch = defineRoute({
   },
   responses: { 201: { description: 'Written and queued for delivery.', schema: DispatchSchema } },
   errors: ['INVALID_SHAPE', 'NOT_FOUND', 'FORBIDDEN', 'NAMESPACE_REJECTED', 'DID_CLAIM_DENIED', 'DISPATCH_QUEUE_FULL'],
-  inject: { runtime: RulesRuntimeToken, ingestor: IngestorToken, reader: RecordReaderToken },
-  handler: async ({ body, caller }, { runtime, ingestor, reader }) => {
+  inject: { runtime: RulesRuntimeToken, writer: RecordWriterToken, reader: RecordReaderToken },
+  handler: async ({ body, caller }, { runtime, writer, reader }) => {
     const targetError = didSyntaxError(body.actor_did);
     if (targetError) throw new LoomError('INVALID_SHAPE', `actor_did ${targetError}`);
     if (!isThreadId(body.thread_id)) throw new LoomError('INVALID_SHAPE', 'thread_id must be th_ followed by 64 lowercase hex characters, or a reserved thread');
@@ -88,7 +88,7 @@ export const createDispatch = defineRoute({
     };
     if (namespace !== 'default') dispatch['namespace'] = namespace;
     const thread = dispatchThreadId(body.thread_id, body.actor_did, dispatchedAt);
-    const { stored } = await appendAsCaller(ingestor, reader, caller, { thread, act: 'DO', body: dispatch });
+    const { stored } = await writer.appendAs(caller, { thread, act: 'DO', body: dispatch });
     if (!runtime.dispatcher.offerDelivery(stored.record)) {
       // The record stands (a fact); TICK will report it as drift if nobody picks it up.
       throw new LoomError('DISPATCH_QUEUE_FULL', `dispatch ${stored.record.id} was recorded but its delivery could not be queued; the target can still find it on ${thread}`);
