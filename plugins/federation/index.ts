@@ -20,6 +20,7 @@ import { EngineStatusToken } from '../../core/engine/engine-status.js';
 import { definePlugin } from '../../core/plugin/plugin.js';
 import { ServerInfo } from '../../core/server/server-info.js';
 import { TH_CONSENT, TH_FEDERATION_PAIRS } from '../../core/records/reserved-threads.js';
+import { RecordStore } from '../../storage/contract/record-store.js';
 import type { AnyRouteDecl } from '../../core/plugin/route.js';
 import { ChangesFeed } from './changes-feed.js';
 import { FederationOptions, FEDERATION_PROTOCOL_VERSION } from './config.js';
@@ -45,7 +46,6 @@ import { postSyncRecords } from './routes/post-sync-records.js';
 import { SYNC_PAIR_ROUTES } from './routes/sync-pair-routes.js';
 import { SharedPairKeeping } from './shared-pair-keeping.js';
 import { FEDERATION_PLUGIN, SyncService } from './sync-service.js';
-import { RecordStore } from '../../storage/contract/record-store.js';
 
 export { InstanceKey } from './instance-key.js';
 export { FederationOptions } from './config.js';

@@ -11,6 +11,8 @@ export interface PairKeeping {
   /** Reads one pair's values from their home into memory (a runner about to start here, a view). */
   refresh(pairId: string): Promise<void>;
   secret(pairId: string): string | undefined;
+  /** Why a pair's secret is held but cannot be used here (sealed under another instance key), if so. */
+  secretProblem?(pairId: string): string | undefined;
   setSecret(pairId: string, token: string | null): Promise<void>;
   cursor(pairId: string): string | undefined;
   /** Saved soon (debounced) and at `flush`/`close`. */

@@ -151,7 +151,7 @@ export class PairRunner {
 
   private token(): string {
     const token = this.deps.files.secret(this.settings.pair_id);
-    if (!token) throw new PairError('NO_PEER_TOKEN', 'this pair has no peer token; delete it and create it again with peer_token');
+    if (!token) throw new PairError('NO_PEER_TOKEN', this.deps.files.secretProblem?.(this.settings.pair_id) ?? 'this pair has no peer token; delete it and create it again with peer_token');
     return token;
   }
 

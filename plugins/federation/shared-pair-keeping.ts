@@ -19,6 +19,7 @@ export class SharedPairKeeping implements PairKeeping {
   private readonly secrets = new Map<string, string>();
   private readonly cursors = new Map<string, string | null>();
   private readonly dirty = new Set<string>();
+  private readonly unopened = new Set<string>();
   private timer: NodeJS.Timeout | null = null;
   private writing: Promise<void> = Promise.resolve();
 
@@ -31,6 +32,8 @@ export class SharedPairKeeping implements PairKeeping {
     const token = sealed === null ? null : this.box.open(pairId, sealed);
     if (token === null) this.secrets.delete(pairId);
     else this.secrets.set(pairId, token);
+    if (sealed !== null && token === null) this.unopened.add(pairId);
+    else this.unopened.delete(pairId);
     // A cursor this server moved and has not saved yet is newer than the slot's.
     if (!this.dirty.has(pairId)) this.cursors.set(pairId, cursor);
   }
@@ -39,8 +42,14 @@ export class SharedPairKeeping implements PairKeeping {
     return this.secrets.get(pairId);
   }
 
+  secretProblem(pairId: string): string | undefined {
+    if (!this.unopened.has(pairId)) return undefined;
+    return "this pair's peer token was sealed under another instance key: every server of a shared log must hold the same instance key (one instance, one DID)";
+  }
+
   async setSecret(pairId: string, token: string | null): Promise<void> {
     await this.store.writeSlot(slot(pairId, 'secret'), token === null ? null : this.box.seal(pairId, token));
+    this.unopened.delete(pairId);
     if (token === null) this.secrets.delete(pairId);
     else this.secrets.set(pairId, token);
   }

@@ -21,12 +21,12 @@ import { clusterOrSkip, freshDatabase } from '../helpers/postgres-test-support.j
 import type { ThrowawayCluster } from '../../storage/postgres/throwaway-cluster.js';
 
 /** Forwards to `target`, noting every pull of the changes feed (its `since`). */
-async function countingProxy(target: string): Promise<{ url: string; pulls: Array<{ since: string | null; at: number }>; close(): Promise<void> }> {
-  const pulls: Array<{ since: string | null; at: number }> = [];
+async function countingProxy(target: string): Promise<{ url: string; pulls: Array<{ since: string | null; thread: string | null; at: number }>; close(): Promise<void> }> {
+  const pulls: Array<{ since: string | null; thread: string | null; at: number }> = [];
   const base = new URL(target);
   const server: Server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', target);
-    if (url.pathname === '/v1/sync/changes') pulls.push({ since: url.searchParams.get('since'), at: Date.now() });
+    if (url.pathname === '/v1/sync/changes') pulls.push({ since: url.searchParams.get('since'), thread: url.searchParams.get('thread'), at: Date.now() });
     const upstream = httpRequest({ host: base.hostname, port: base.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
       res.writeHead(answer.statusCode ?? 502, answer.headers);
       answer.pipe(res);
@@ -127,6 +127,18 @@ describe('sync pairs on a shared PostgreSQL log', function () {
       expect(proxy.pulls.length, 'no pull while paused').to.equal(whilePaused);
       expect((await request(other.url, 'POST', `/v1/sync/pairs/${id}/resume`)).json.state).to.not.equal('paused');
       await until('pulls after resume', async () => proxy.pulls.length > whilePaused);
+
+      // A kick through the server that does not run the pair reaches the runner: a pair polling every 10 min pulls at once.
+      const slowThread = newThread('slow');
+      const slow = await postJson(other.url, '/v1/sync/pairs', { peer_did: sourceDid, peer_url: proxy.url, peer_token: peer.token, mode: 'polling', poll_interval_ms: 600_000, thread_id: slowThread });
+      expect(slow.status, slow.text).to.equal(201);
+      const slowPulls = () => proxy.pulls.filter((p) => p.thread === slowThread).length;
+      await until('the slow pair pulls once', async () => slowPulls() === 1);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(slowPulls()).to.equal(1);
+      expect((await request(other.url, 'POST', `/v1/sync/pairs/${slow.json.pair_id}/kick`)).status).to.equal(200);
+      await until('the kicked pair pulls again', async () => slowPulls() === 2);
+      expect((await request(other.url, 'DELETE', `/v1/sync/pairs/${slow.json.pair_id}`)).status).to.equal(200);
 
       // The puller stops: the other server leads, takes the pair over from the shared cursor with the sealed token.
       const handover = proxy.pulls.length;
