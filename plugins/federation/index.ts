@@ -4,24 +4,30 @@
  * federation manifest, the consent-filtered changes feed, record transfer
  * between instances, and sync pairs that pull a peer. Built on core's
  * extension points only: routes, a read policy (control threads), ingest
- * gates (consent and pair records), `via: 'federation'` writes, the plugin
- * data directory (pair secrets and cursors, record origins), discovery facts.
+ * gates (consent and pair records), global folds (consent, the pair
+ * registry), a singleton loop (the pair runners), `via: 'federation'`
+ * writes, the plugin data directory (record origins; pair secrets and
+ * cursors with a log of its own, the store's slots with a shared one),
+ * discovery facts.
  * Off unless loaded (`loom serve --federation`).
  */
 import { join } from 'node:path';
+import type { DependencyContainer } from 'tsyringe';
 import { resolve } from '../../core/di/token.js';
 import { IngestorToken } from '../../core/engine/ingest.js';
 import { RecordReaderToken } from '../../core/engine/record-reader.js';
 import { RecordWriterToken } from '../../core/engine/record-writer.js';
 import { ClockToken } from '../../core/engine/clock.js';
 import { SYSTEM } from '../../core/access/caller.js';
+import { EngineStatusToken } from '../../core/engine/engine-status.js';
 import { definePlugin } from '../../core/plugin/plugin.js';
 import { ServerInfo } from '../../core/server/server-info.js';
 import { TH_CONSENT, TH_FEDERATION_PAIRS } from '../../core/records/reserved-threads.js';
+import { RecordStore } from '../../storage/contract/record-store.js';
 import type { AnyRouteDecl } from '../../core/plugin/route.js';
 import { ChangesFeed } from './changes-feed.js';
 import { FederationOptions, FEDERATION_PROTOCOL_VERSION } from './config.js';
-import { ConsentIndex } from './consent/consent-index.js';
+import { consentFold } from './consent/consent-fold.js';
 import { consentRecordsGate } from './consent/consent-records-gate.js';
 import { controlThreadsPolicy } from './consent-visibility.js';
 import { controlRecordsGate } from './control-records-gate.js';
@@ -31,12 +37,17 @@ import type { InstanceKey } from './instance-key.js';
 import { buildFederationManifest, manifestNeedsResign, signManifest } from './manifest.js';
 import { LevelOriginStore, MemoryOriginStore } from './origin-store.js';
 import { PairFiles } from './pair-files.js';
+import type { PairKeeping } from './pair-keeping.js';
+import { pairRegistryFold } from './pair-registry-fold.js';
+import { PairRunners } from './pair-runners.js';
+import { PairSecretBox } from './pair-secret-box.js';
 import { RecordReceiver } from './record-receiver.js';
 import { listConsentGrants } from './routes/consent-routes.js';
 import { getDidDocument } from './routes/get-did-document.js';
 import { getSyncChanges } from './routes/get-sync-changes.js';
 import { postSyncRecords } from './routes/post-sync-records.js';
 import { SYNC_PAIR_ROUTES } from './routes/sync-pair-routes.js';
+import { SharedPairKeeping } from './shared-pair-keeping.js';
 import { FEDERATION_PLUGIN, SyncService } from './sync-service.js';
 
 export { InstanceKey } from './instance-key.js';
@@ -94,16 +105,47 @@ export function createFederationPlugin(hooks: FederationHooks) {
       scope.ingestGate(controlRecordsGate);
       scope.readPolicy(controlThreadsPolicy);
 
-      const consent = new ConsentIndex();
+      // Folds, applied inline with every publish (a grant applies to the next request) and fed every server's records on a shared log.
+      const consentState = scope.fold(consentFold);
+      const registry = scope.fold(pairRegistryFold);
       const origins = scope.dataDir === null ? new MemoryOriginStore() : new LevelOriginStore(join(scope.dataDir, 'origins'));
-      const files = new PairFiles(scope.dataDir);
+      const files = pairKeeping(scope.container, scope.dataDir, key);
       const localThreads = new Set([TH_CONSENT, TH_FEDERATION_PAIRS]);
-      const feed = new ChangesFeed({ reader, consent, signer: key, localThreads, now });
+      const feed = new ChangesFeed({
+        reader,
+        get consent() {
+          return consentState.state();
+        },
+        signer: key,
+        localThreads,
+        now,
+      });
       const receiver = new RecordReceiver({ ingestor, origins, now });
-      const sync = new SyncService({ writer: resolve(scope.container, RecordWriterToken), reader, files, receiver, origins, feed, options, log: scope.log, instanceDid: key.did, consent, signer: key, localThreads, now });
+      const runners = new PairRunners(() => registry.state(), files, { receiver, options, log: scope.log, now });
+      scope.loop(runners);
+      const sync = new SyncService({
+        writer: resolve(scope.container, RecordWriterToken),
+        reader,
+        files,
+        registry: () => registry.state(),
+        runners,
+        sharedLog: resolve(scope.container, EngineStatusToken).sharedLog,
+        receiver,
+        origins,
+        feed,
+        options,
+        log: scope.log,
+        instanceDid: key.did,
+        get consent() {
+          return consentState.state();
+        },
+        signer: key,
+        localThreads,
+        now,
+      });
       scope.expose(SyncServiceToken, sync);
       scope.expose(FederationOptionsToken, options);
-      scope.expose(ConsentGrantsToken, { inForce: () => consent.inForce(now()) });
+      scope.expose(ConsentGrantsToken, { inForce: () => consentState.state().inForce(now()) });
       for (const route of SYNC_ROUTES) {
         scope.route(route);
         scope.route(groupedAlias(route));
@@ -115,13 +157,14 @@ export function createFederationPlugin(hooks: FederationHooks) {
         scope.route(getDidDocument);
       }
 
-      // The manifest is signed at start and re-signed when a quarter of its lifetime is left.
+      // The manifest is re-signed when a quarter of its lifetime is left.
       const ttlMs = options.manifestTtlSeconds * 1000;
       const unsigned = () =>
-        buildFederationManifest({ did: key.did, version: info.version, federationProtocolVersion: FEDERATION_PROTOCOL_VERSION, baseUrl: options.baseUrl, kinds: [], namespaces: [...new Set(consent.inForce(now()).map((grant) => grant.source_namespace))] });
-      let manifest = signManifest(key, unsigned(), { now: now(), ttlMs });
+        buildFederationManifest({ did: key.did, version: info.version, federationProtocolVersion: FEDERATION_PROTOCOL_VERSION, baseUrl: options.baseUrl, kinds: [], namespaces: [...new Set(consentState.state().inForce(now()).map((grant) => grant.source_namespace))] });
+      // Signed at the first read (the consent fold it names namespaces from is up by then).
+      let manifest: ReturnType<typeof signManifest> | null = null;
       scope.describe('discovery', 'federation_manifest', () => {
-        if (manifestNeedsResign(manifest, now(), ttlMs)) manifest = signManifest(key, unsigned(), { now: now(), ttlMs });
+        if (manifest === null || manifestNeedsResign(manifest, now(), ttlMs)) manifest = signManifest(key, unsigned(), { now: now(), ttlMs });
         return manifest;
       });
       scope.describe('health', 'federation', () => ({ ...sync.summary(), ...(didWeb ? { did_web: didWeb } : {}) }));
@@ -130,17 +173,9 @@ export function createFederationPlugin(hooks: FederationHooks) {
       let unsubscribe = () => {};
       scope.onStart(async () => {
         await origins.open();
-        // Consent is read from the log once, then kept current inline with every publish (a grant applies to the next request).
-        for (let after = 0; ; ) {
-          const page = await reader.listByThread(SYSTEM, TH_CONSENT, { after, limit: 1000 });
-          for (const stored of page.items) consent.apply(stored);
-          if (page.nextAfter === null) break;
-          after = page.nextAfter;
-        }
-        unsubscribe = reader.onPublished((records) => {
-          for (const stored of records) if (stored.record.thread === TH_CONSENT) consent.apply(stored);
-        });
         await sync.start();
+        // After the folds' own listener: the runners see the registry with these records applied.
+        unsubscribe = reader.onPublished((records) => runners.onPublished(records));
       });
       scope.onStop(async () => {
         unsubscribe();
@@ -159,4 +194,18 @@ export function createFederationPlugin(hooks: FederationHooks) {
       scope.capability('federation.directory', false);
     },
   });
+}
+
+/**
+ * Where pair secrets and cursors live: the store's slots on a shared log (the
+ * next leader runs the pairs), sealed with a key derived from the instance
+ * key; the plugin's data directory otherwise.
+ */
+function pairKeeping(container: DependencyContainer, dataDir: string | null, key: InstanceKey): PairKeeping {
+  const store = resolve(container, RecordStore);
+  if (store.capabilities.sharedLog === true && store.readSlot && store.writeSlot) {
+    const slots = { readSlot: store.readSlot.bind(store), writeSlot: store.writeSlot.bind(store) };
+    return new SharedPairKeeping(slots, new PairSecretBox(key.deriveKey('federation.pair-secret')));
+  }
+  return new PairFiles(dataDir);
 }

@@ -6,7 +6,7 @@
  * tweetnacl; signing runs through OpenSSL (ed25519.ts), which gives the same
  * bytes (Ed25519 is deterministic) a hundred times faster.
  */
-import { randomBytes } from 'node:crypto';
+import { hkdfSync, randomBytes } from 'node:crypto';
 import { chmod, mkdir, open, readFile, rename, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { inspect } from 'node:util';
@@ -20,8 +20,11 @@ export class InstanceKey {
   readonly did: string;
   readonly publicKey: Uint8Array;
   readonly #sign: (message: Uint8Array) => Uint8Array;
+  readonly #derive: (purpose: string) => Buffer;
 
   private constructor(seed: Uint8Array) {
+    const copy = Buffer.from(seed);
+    this.#derive = (purpose) => Buffer.from(hkdfSync('sha256', copy, Buffer.alloc(0), `loom.instance-key.${purpose}`, 32));
     const pair = nacl.sign.keyPair.fromSeed(seed);
     this.publicKey = pair.publicKey;
     this.did = didKeyFromPublicKey(pair.publicKey);
@@ -66,6 +69,15 @@ export class InstanceKey {
   /** A detached Ed25519 signature. */
   sign(message: Uint8Array): Uint8Array {
     return this.#sign(message);
+  }
+
+  /**
+   * A 32-byte symmetric key for one purpose (HKDF-SHA256 over the seed, the
+   * purpose as info): every server holding this instance key derives the
+   * same one, and it reveals nothing of the seed or of other purposes' keys.
+   */
+  deriveKey(purpose: string): Buffer {
+    return this.#derive(purpose);
   }
 
   toJSON(): { did: string } {

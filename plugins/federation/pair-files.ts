@@ -9,6 +9,7 @@
  */
 import { chmod, mkdir, open, readFile, rename } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { PairKeeping } from './pair-keeping.js';
 
 async function writeAtomically(path: string, text: string, mode: number): Promise<void> {
   const temporary = `${path}.tmp`;
@@ -34,7 +35,7 @@ async function readJson(path: string): Promise<Record<string, string>> {
   }
 }
 
-export class PairFiles {
+export class PairFiles implements PairKeeping {
   private secrets: Record<string, string> = {};
   private cursors: Record<string, string> = {};
   private dirty = false;
@@ -50,6 +51,9 @@ export class PairFiles {
     this.secrets = await readJson(join(this.dir, 'pair-secrets.json'));
     this.cursors = await readJson(join(this.dir, 'pair-cursors.json'));
   }
+
+  /** Everything is in memory since `load`. */
+  async refresh(): Promise<void> {}
 
   secret(pairId: string): string | undefined {
     return this.secrets[pairId];

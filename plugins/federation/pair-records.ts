@@ -1,13 +1,14 @@
 /**
  * Sync pair lifecycle records on the reserved control thread
- * `th_federation_pairs` (spec §2.8): the registry is their fold, rebuilt at
- * start. Bodies carry the pair's settings and who acted, never the peer
- * bearer (that lives in pair-secrets.json).
+ * `th_federation_pairs` (spec §2.8): the registry is their fold
+ * (pair-registry-fold.ts). Bodies carry the pair's settings and who acted,
+ * never the peer bearer (that lives in PairKeeping, sealed on a shared log).
  */
 import type { LoomRecord } from '../../core/records/record.js';
 
 export const PAIR_KIND = 'core.sync.pair.v1';
-export type PairEvent = 'created' | 'paused' | 'resumed' | 'deleted';
+/** `kicked` changes nothing in the registry: it asks the server running the pair to pull now. */
+export type PairEvent = 'created' | 'paused' | 'resumed' | 'kicked' | 'deleted';
 export type PairMode = 'continuous' | 'longpoll' | 'polling';
 export const PAIR_MODES: readonly PairMode[] = ['continuous', 'longpoll', 'polling'];
 

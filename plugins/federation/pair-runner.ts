@@ -21,7 +21,7 @@ import type { FederationOptions } from './config.js';
 import { verifyManifest } from './manifest.js';
 import type { PairEntry } from './pair-records.js';
 import { PairError, pairErrorOf, type PairErrorCode } from './pair-error.js';
-import type { PairFiles } from './pair-files.js';
+import type { PairKeeping } from './pair-keeping.js';
 import type { RecordReceiver } from './record-receiver.js';
 import type { SyncPage } from './sync-page.js';
 import { parsePeerJson } from './peer-json.js';
@@ -31,7 +31,7 @@ import { verifyPage } from './verify-page.js';
 export type PairState = 'running' | 'failing' | 'paused';
 
 export interface PairRunnerDeps {
-  readonly files: PairFiles;
+  readonly files: PairKeeping;
   readonly receiver: RecordReceiver;
   readonly options: FederationOptions;
   readonly log: Logger;
@@ -151,7 +151,7 @@ export class PairRunner {
 
   private token(): string {
     const token = this.deps.files.secret(this.settings.pair_id);
-    if (!token) throw new PairError('NO_PEER_TOKEN', 'this pair has no peer token; delete it and create it again with peer_token');
+    if (!token) throw new PairError('NO_PEER_TOKEN', this.deps.files.secretProblem?.(this.settings.pair_id) ?? 'this pair has no peer token; delete it and create it again with peer_token');
     return token;
   }
 

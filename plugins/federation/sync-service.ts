@@ -1,8 +1,10 @@
 /**
- * The federation plugin's service: the sync pair registry (a fold of the
- * lifecycle records on `th_federation_pairs`, rebuilt at start) with one
- * PairRunner per pair, the changes feed, the receiver of pushed records, and
- * the health and stats views. Routes call it; nothing else holds pair state.
+ * The federation plugin's service: the sync pair registry (the fold of the
+ * lifecycle records on `th_federation_pairs`, pair-registry-fold.ts), the
+ * pairs' runners (on one server of a log, pair-runners.ts), the changes
+ * feed, the receiver of pushed records, and the health and stats views.
+ * Routes call it. Every change to a pair is a lifecycle record, so it
+ * reaches the server running the pair whichever server answered the route.
  */
 import { randomBytes } from 'node:crypto';
 import { actingDid, SYSTEM, type Caller } from '../../core/access/caller.js';
@@ -17,9 +19,11 @@ import type { ConsentIndex } from './consent/consent-index.js';
 import type { PageSigner } from './sync-page.js';
 import type { FederationOptions } from './config.js';
 import type { OriginStore } from './origin-store.js';
-import { applyPairRecord, PAIR_KIND, type PairEntry, type PairMode, type PairSettings } from './pair-records.js';
-import type { PairFiles } from './pair-files.js';
+import { PAIR_KIND, type PairEntry, type PairMode, type PairSettings } from './pair-records.js';
+import type { PairKeeping } from './pair-keeping.js';
+import type { PairRegistry } from './pair-registry-fold.js';
 import { PairRunner, type PairState } from './pair-runner.js';
+import type { PairRunners } from './pair-runners.js';
 import type { RecordReceiver } from './record-receiver.js';
 import { LATENCY_BUCKETS_MS, roundMs, SyncCounters } from './sync-metrics.js';
 
@@ -28,7 +32,12 @@ export const FEDERATION_PLUGIN = 'federation';
 export interface SyncServiceDeps {
   readonly writer: RecordWriter;
   readonly reader: RecordReader;
-  readonly files: PairFiles;
+  readonly files: PairKeeping;
+  /** The registry fold's live state. */
+  readonly registry: () => PairRegistry;
+  readonly runners: PairRunners;
+  /** Several servers serve this log: a pair may run on another one. */
+  readonly sharedLog: boolean;
   readonly receiver: RecordReceiver;
   readonly origins: OriginStore;
   readonly feed: ChangesFeed;
@@ -53,11 +62,9 @@ export interface CreatePairInput {
 }
 
 export class SyncService {
-  private readonly runners = new Map<string, PairRunner>();
   /** Pair creations under way (counted against maxPairs). */
   private creating = 0;
   readonly counters = new SyncCounters();
-  private started = false;
 
   constructor(private readonly deps: SyncServiceDeps) {}
 
@@ -89,29 +96,40 @@ export class SyncService {
     return this.deps.origins;
   }
 
-  /** Rebuilds the registry from the control thread and starts every pair. */
+  /** Loads the pairs' secrets and cursors (the runners start with the engine's loops). */
   async start(): Promise<void> {
     await this.deps.files.load();
-    const pairs = new Map<string, PairEntry>();
-    for (let after = 0; ; ) {
-      const page = await this.deps.reader.listByThread(SYSTEM, TH_FEDERATION_PAIRS, { after, limit: 1000 });
-      for (const stored of page.items) applyPairRecord(pairs, stored.record);
-      if (page.nextAfter === null) break;
-      after = page.nextAfter;
-    }
-    for (const entry of pairs.values()) this.runners.set(entry.pair_id, this.runnerFor(entry));
-    this.started = true;
-    for (const runner of this.runners.values()) runner.start();
   }
 
   async stop(): Promise<void> {
-    this.started = false;
-    await Promise.all([...this.runners.values()].map((runner) => runner.stop()));
     await this.deps.files.close();
   }
 
-  private runnerFor(entry: PairEntry): PairRunner {
+  /**
+   * The pair's runner on this server, or (the pair runs on another server of
+   * a shared log, or not yet) a runner that never starts: its settings and
+   * saved cursor, no live counters.
+   */
+  private async runnerView(entry: PairEntry): Promise<PairRunner> {
+    const running = this.deps.runners.runner(entry.pair_id);
+    if (running) return running;
+    await this.deps.files.refresh(entry.pair_id);
+    return this.idleRunner(entry);
+  }
+
+  private idleRunner(entry: PairEntry): PairRunner {
     return new PairRunner(entry, { files: this.deps.files, receiver: this.deps.receiver, options: this.deps.options, log: this.deps.log, now: this.deps.now });
+  }
+
+  private entry(id: string): PairEntry {
+    const entry = this.deps.registry().get(id);
+    if (!entry) throw new LoomError('PAIR_NOT_FOUND', `no sync pair ${JSON.stringify(id)} on this instance`);
+    return entry;
+  }
+
+  /** Every pair's runner as health and stats read it (an idle one where the pair runs elsewhere). */
+  private allRunners(): PairRunner[] {
+    return [...this.deps.registry().values()].map((entry) => this.deps.runners.runner(entry.pair_id) ?? this.idleRunner(entry));
   }
 
   private async writeLifecycle(caller: Caller, body: JsonObject): Promise<void> {
@@ -126,12 +144,6 @@ export class SyncService {
     });
   }
 
-  private runner(id: string): PairRunner {
-    const runner = this.runners.get(id);
-    if (!runner) throw new LoomError('PAIR_NOT_FOUND', `no sync pair ${JSON.stringify(id)} on this instance`);
-    return runner;
-  }
-
   /** A warning when the pair would sync this instance with itself (spec §4.13). */
   private loopbackWarning(input: CreatePairInput): string | undefined {
     if (input.peer_did === this.deps.instanceDid) return `peer_did is this instance's own DID: the pair would pull this instance's records back into itself`;
@@ -143,7 +155,7 @@ export class SyncService {
   async create(caller: Caller, input: CreatePairInput): Promise<{ pair: ReturnType<SyncService['view']>; warning?: string }> {
     // Creations still writing their lifecycle record hold a place, so concurrent requests cannot overshoot the cap together.
     const { maxPairs } = this.deps.options;
-    if (this.runners.size + this.creating >= maxPairs) {
+    if (this.deps.registry().size + this.creating >= maxPairs) {
       throw new LoomError('PAIR_LIMIT_REACHED', `this instance already holds ${maxPairs} sync pairs, its limit (federation option maxPairs); delete one before creating another`);
     }
     this.creating++;
@@ -172,49 +184,50 @@ export class SyncService {
       await this.deps.files.setSecret(settings.pair_id, null);
       throw error;
     }
-    const runner = this.runnerFor({ ...settings, paused: false });
-    this.runners.set(settings.pair_id, runner);
-    if (this.started) runner.start();
+    // The registry fold has the pair now; its runner starts on whichever server runs the pairs.
+    const runner = await this.runnerView(this.entry(settings.pair_id));
     const warning = this.loopbackWarning(input);
     return warning ? { pair: this.view(runner), warning } : { pair: this.view(runner) };
   }
 
-  list(): Array<ReturnType<SyncService['view']>> {
-    return [...this.runners.values()].map((runner) => this.view(runner));
+  async list(): Promise<Array<ReturnType<SyncService['view']>>> {
+    const runners = await Promise.all([...this.deps.registry().values()].map((entry) => this.runnerView(entry)));
+    return runners.map((runner) => this.view(runner));
   }
 
-  get(id: string): ReturnType<SyncService['view']> {
-    return this.view(this.runner(id));
+  async get(id: string): Promise<ReturnType<SyncService['view']>> {
+    return this.view(await this.runnerView(this.entry(id)));
   }
 
   async pause(caller: Caller, id: string): Promise<ReturnType<SyncService['view']>> {
-    const runner = this.runner(id);
-    if (!runner.pair.paused) await this.writeLifecycle(caller, { event: 'paused', pair_id: id });
-    runner.pause();
+    // The record pauses the runner (pair-runners.ts), on this server or the one running the pair.
+    if (!this.entry(id).paused) await this.writeLifecycle(caller, { event: 'paused', pair_id: id });
     await this.deps.files.flush();
-    return this.view(runner);
+    return this.get(id);
   }
 
   async resume(caller: Caller, id: string): Promise<ReturnType<SyncService['view']>> {
-    const runner = this.runner(id);
-    if (runner.pair.paused) await this.writeLifecycle(caller, { event: 'resumed', pair_id: id });
-    runner.resume();
-    return this.view(runner);
+    if (this.entry(id).paused) await this.writeLifecycle(caller, { event: 'resumed', pair_id: id });
+    return this.get(id);
   }
 
-  kick(id: string): ReturnType<SyncService['view']> {
-    const runner = this.runner(id);
-    runner.kick();
-    return this.view(runner);
+  async kick(caller: Caller, id: string): Promise<ReturnType<SyncService['view']>> {
+    const entry = this.entry(id);
+    const runner = this.deps.runners.runner(id);
+    if (runner) runner.kick();
+    // The pair runs on another server of the log: the kick reaches it as a record.
+    else if (this.deps.sharedLog) await this.writeLifecycle(caller, { event: 'kicked', pair_id: id });
+    return this.view(runner ?? (await this.runnerView(entry)));
   }
 
   async remove(caller: Caller, id: string): Promise<void> {
-    const runner = this.runner(id);
+    this.entry(id);
     await this.writeLifecycle(caller, { event: 'deleted', pair_id: id });
-    this.runners.delete(id);
-    await runner.stop();
+    // A runner on this server stops now; one on another server stops when the record reaches it (and clears the same values).
+    await this.deps.runners.settled();
     await this.deps.files.setSecret(id, null);
     this.deps.files.setCursor(id, null);
+    await this.deps.files.flush();
   }
 
   view(runner: PairRunner) {
@@ -238,8 +251,8 @@ export class SyncService {
     };
   }
 
-  stats(id: string) {
-    const runner = this.runner(id);
+  async stats(id: string) {
+    const runner = await this.runnerView(this.entry(id));
     const window = runner.metrics.window();
     const minutesWithData = Math.max(1, window.perMinute.filter((n) => n > 0).length);
     const lastFive = window.perMinute.slice(-5).reduce((sum, n) => sum + n, 0);
@@ -269,7 +282,7 @@ export class SyncService {
   }
 
   async health() {
-    const runners = [...this.runners.values()];
+    const runners = this.allRunners();
     const byState: Record<PairState, number> = { running: 0, failing: 0, paused: 0 };
     const windows = runners.map((runner) => ({ runner, window: runner.metrics.window() }));
     for (const runner of runners) byState[runner.state]++;
@@ -312,10 +325,11 @@ export class SyncService {
   summary(): { enabled: true; pairs: number; pairs_by_state: Record<string, number>; records_pulled_last_hour: number } {
     const byState: Record<string, number> = { running: 0, failing: 0, paused: 0 };
     let pulled = 0;
-    for (const runner of this.runners.values()) {
+    const runners = this.allRunners();
+    for (const runner of runners) {
       byState[runner.state] = (byState[runner.state] ?? 0) + 1;
       pulled += runner.metrics.window().pulledLastHour;
     }
-    return { enabled: true, pairs: this.runners.size, pairs_by_state: byState, records_pulled_last_hour: pulled };
+    return { enabled: true, pairs: runners.length, pairs_by_state: byState, records_pulled_last_hour: pulled };
   }
 }

@@ -210,6 +210,15 @@ export interface RecordStore {
    */
   withLock?<T>(key: string, work: () => Promise<T>): Promise<T>;
   writeCheckpoint?(name: string, sequence: number): Promise<void>;
+  /**
+   * Shared logs only: a small named value that belongs to the log rather
+   * than to one server (a federation pair's feed cursor, its sealed peer
+   * token), so whichever server leads next finds it. Not a record: never
+   * listed, exported, federated or folded. null when unset.
+   */
+  readSlot?(name: string): Promise<string | null>;
+  /** Shared logs only: sets the value `name` (null removes it); the last write wins. */
+  writeSlot?(name: string, value: string | null): Promise<void>;
 }
 
 export const RecordStore = token<RecordStore>('storage.RecordStore');

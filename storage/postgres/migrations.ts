@@ -50,6 +50,11 @@ const MIGRATIONS: readonly string[] = [
      name     text   COLLATE "C" PRIMARY KEY,
      sequence bigint NOT NULL
    );`,
+  // 3: small values that belong to the log rather than to one server (a federation pair's cursor and sealed peer token).
+  `CREATE TABLE store_slots (
+     name  text COLLATE "C" PRIMARY KEY,
+     value text NOT NULL
+   );`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

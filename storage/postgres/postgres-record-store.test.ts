@@ -83,6 +83,17 @@ describe('PostgreSQL driver', function () {
       expect(await a.readCheckpoint('loop')).to.equal(41);
     });
 
+    it('slots are shared, the last write wins, and null removes one', async () => {
+      const [a, b] = await Promise.all([open(), open()]);
+      expect(await a.readSlot('federation.pair.sp_1.cursor')).to.equal(null);
+      await a.writeSlot('federation.pair.sp_1.cursor', 'c2');
+      await b.writeSlot('federation.pair.sp_1.cursor', 'c1');
+      expect(await a.readSlot('federation.pair.sp_1.cursor')).to.equal('c1');
+      await a.writeSlot('federation.pair.sp_1.cursor', null);
+      expect(await b.readSlot('federation.pair.sp_1.cursor')).to.equal(null);
+      await b.writeSlot('federation.pair.sp_1.cursor', null);
+    });
+
     it('withLock runs one holder at a time across stores, and releases on failure', async () => {
       const [a, b] = await Promise.all([open(), open()]);
       const timeline: string[] = [];

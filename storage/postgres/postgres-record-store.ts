@@ -346,6 +346,26 @@ export class PostgresRecordStore extends RecordStoreFacade {
     }
   }
 
+  async readSlot(name: string): Promise<string | null> {
+    this.assertOpen();
+    try {
+      const { rows } = await this.db.query<{ value: string }>('SELECT value FROM store_slots WHERE name = $1', [name]);
+      return rows[0]?.value ?? null;
+    } catch (error) {
+      throw unavailable(error);
+    }
+  }
+
+  async writeSlot(name: string, value: string | null): Promise<void> {
+    this.assertOpen();
+    try {
+      if (value === null) await this.db.query('DELETE FROM store_slots WHERE name = $1', [name]);
+      else await this.db.query('INSERT INTO store_slots (name, value) VALUES ($1, $2) ON CONFLICT (name) DO UPDATE SET value = excluded.value', [name, value]);
+    } catch (error) {
+      throw unavailable(error);
+    }
+  }
+
   /** A session advisory lock on a pooled connection held for the duration of `work`. */
   withLock<T>(key: string, work: () => Promise<T>): Promise<T> {
     this.assertOpen();

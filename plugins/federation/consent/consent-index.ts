@@ -1,5 +1,5 @@
 /**
- * The consent grants in force, kept current with every publish, answering
+ * The consent grants in force (the state of consentFold, kept current with every publish), answering
  * "at which level may a record of namespace S on thread T cross into
  * namespace T?" for every record the changes feed serves (so answers are
  * cached per (source, target, thread) until the next consent record):
@@ -11,7 +11,7 @@
  *   (target → the namespace or an ancestor) listing L0 too; else L1;
  * - no grant: null (withheld).
  */
-import type { StoredRecord } from '../../../storage/contract/stored-record.js';
+import type { LoomRecord } from '../../../core/records/record.js';
 import { TH_CONSENT } from '../../../core/records/reserved-threads.js';
 import { parseConsentRecord, type ConsentGrant } from './consent-grants.js';
 import { HASH_LEVELS, type HashLevel } from './hash-levels.js';
@@ -40,7 +40,12 @@ export class ConsentIndex {
   private readonly revoked = new Set<string>();
   private readonly cache = new Map<string, { level: HashLevel | null; until: number }>();
 
-  apply(stored: StoredRecord): void {
+  /** Grants held (live or expired, not revoked). */
+  get size(): number {
+    return this.grants.size;
+  }
+
+  apply(stored: { readonly record: LoomRecord }): void {
     if (stored.record.thread !== TH_CONSENT) return;
     const parsed = parseConsentRecord(stored.record);
     if (!parsed) return;

@@ -17,7 +17,7 @@ export const listSyncPairs = defineRoute({
   responses: { 200: { description: 'Every pair.', schema: Type.Object({ object: Type.Literal('list'), data: Type.Array(PairSchema) }, { $id: 'SyncPairList' }) } },
   errors: [],
   inject: { sync: SyncServiceToken },
-  handler: (_input, { sync }) => ({ object: 'list' as const, data: sync.list() }),
+  handler: async (_input, { sync }) => ({ object: 'list' as const, data: await sync.list() }),
 });
 
 export const createSyncPair = defineRoute({
@@ -112,7 +112,7 @@ export const kickSyncPair = defineRoute({
   responses: PairAnswer,
   errors: ['PAIR_NOT_FOUND'],
   inject: { sync: SyncServiceToken },
-  handler: ({ params }, { sync }) => sync.kick(params.id),
+  handler: ({ params, caller }, { sync }) => sync.kick(caller, params.id),
 });
 
 export const getSyncPairStats = defineRoute({
