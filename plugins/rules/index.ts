@@ -13,26 +13,29 @@ import { resolve, bindValue } from '../../core/di/token.js';
 import { IngestorToken } from '../../core/engine/ingest.js';
 import { RecordReaderToken } from '../../core/engine/record-reader.js';
 import { SYSTEM } from '../../core/access/caller.js';
-import { Config, type ConfigTopic, type Entry } from '../../core/folds/config/config-topic.js';
+import { Config, type ConfigTopic } from '../../core/folds/config/config-topic.js';
 import { definePlugin, type LoomPlugin } from '../../core/plugin/plugin.js';
+import { RulesClockToken } from './clock.js';
 import { RecordStore } from '../../storage/contract/record-store.js';
 import { createEnvironments } from './cel/cel-environments.js';
 import { ExpressionCache, ExpressionCacheToken } from './cel/expression-cache.js';
 import { RulesOptions } from './config.js';
 import { AdapterRegistry, AdapterRegistryToken, recordAdapter } from './dispatch/adapter.js';
-import { dispatchFold } from './dispatch/dispatch-fold.js';
+import { dispatchFold, DispatchFoldToken } from './dispatch/dispatch-fold.js';
 import { Dispatcher, DispatcherToken } from './dispatch/dispatcher.js';
+import { EngineHealth, EngineHealthToken } from './engine-health.js';
 import { EngineTelemetry, EngineTelemetryToken } from './engine-telemetry.js';
 import { IntervalLoop } from '../../core/engine/interval-loop.js';
 import { MaintenanceRegistry, MaintenanceRegistryToken } from './maintenance.js';
 import { PermissionGate } from './permission-gate.js';
 import { ReconcileConsumer } from './reconcile-consumer.js';
 import { ruleConfigGate } from './rule-config-gate.js';
-import { RulesRuntimeToken, type RulesRuntime } from './rules-runtime.js';
+import { RoutingRules, RoutingRulesToken } from './routing-rules.js';
 import { Scheduler } from './scheduler.js';
 import { DriftDetector } from './tick.js';
-import { compileTrigger, eventTriggerTopic, permissionRuleTopic, permissionsTopic, routingRuleTopic, type CompiledTrigger } from './topics.js';
-import { TriggerGovernor } from './triggers/trigger-governor.js';
+import { eventTriggerTopic, permissionRuleTopic, permissionsTopic, routingRuleTopic } from './topics.js';
+import { CompiledTriggers, CompiledTriggersToken } from './triggers/compiled-triggers.js';
+import { TriggerGovernor, TriggerGovernorToken } from './triggers/trigger-governor.js';
 import { TriggerLineage } from './triggers/trigger-lineage.js';
 import { createDispatch } from './routes/create-dispatch.js';
 import { getEngineHealth } from './routes/get-engine-health.js';
@@ -47,7 +50,6 @@ export { DispatcherToken, type Dispatcher, type DispatchHold, type DispatchJob }
 export { MaintenanceRegistryToken, type MaintenanceRegistry, type MaintenanceJob } from './maintenance.js';
 export { ExpressionCacheToken, type ExpressionCache } from './cel/expression-cache.js';
 export { EngineTelemetryToken } from './engine-telemetry.js';
-export { RulesRuntimeToken, type RulesRuntime } from './rules-runtime.js';
 export { ENGINE_ACTOR, KIND_DISPATCH, KIND_DISPATCH_FAILED, KIND_DRIFT, KIND_TRIGGER_OUTCOME } from './dispatch/dispatch-kinds.js';
 export { DISPATCH_FOLD, type DispatchState, type DispatchEntry } from './dispatch/dispatch-fold.js';
 export { permissionsTopic, eventTriggerTopic, TRIGGER_DEFAULTS } from './topics.js';
@@ -96,9 +98,8 @@ export function createRulesPlugin(hooks: RulesHooks = {}): LoomPlugin<typeof Rul
       const governor = new TriggerGovernor(dispatches, now);
       const lineage = new TriggerLineage(async (id) => (await reader.get(SYSTEM, id))?.record);
 
-      let compiledTriggers: Array<Entry<CompiledTrigger>> | null = null;
-      const triggers = () =>
-        (compiledTriggers ??= Object.values(config.keyed(eventTriggerTopic)).map((entry) => ({ ...compileTrigger(entry), record_id: entry.record_id, sequence: entry.sequence })));
+      const compiledTriggers = new CompiledTriggers(config);
+      const triggers = () => compiledTriggers.inForce();
 
       const permissions = new PermissionGate(config, permissionTopic, cache, telemetry, scope.log, now);
       const reconcile = new ReconcileConsumer({
@@ -124,27 +125,27 @@ export function createRulesPlugin(hooks: RulesHooks = {}): LoomPlugin<typeof Rul
         'rules',
       );
 
-      const runtime: RulesRuntime = {
-        config,
-        cache,
-        adapters,
+      const routingRules = new RoutingRules(config, routingTopic);
+      const health = new EngineHealth({
         dispatcher,
         telemetry,
-        maintenance,
-        permissions,
         reconcile,
-        scheduler,
-        schedulerLoop,
-        drift,
         tickLoop,
-        governor,
-        lineage,
-        routingTopic,
-        triggers,
-        now,
-        dispatches,
-      };
-      bindValue(scope.container, RulesRuntimeToken, runtime);
+        drift,
+        scheduler,
+        maintenance,
+        triggers: compiledTriggers,
+        permissions,
+        routingRules,
+        cache,
+      });
+      // What the routes inject, each its own token (no bag): the plugin's own, not exposed.
+      bindValue(scope.container, RulesClockToken, now);
+      bindValue(scope.container, RoutingRulesToken, routingRules);
+      bindValue(scope.container, CompiledTriggersToken, compiledTriggers);
+      bindValue(scope.container, DispatchFoldToken, dispatchState);
+      bindValue(scope.container, TriggerGovernorToken, governor);
+      bindValue(scope.container, EngineHealthToken, health);
       scope.expose(ExpressionCacheToken, cache);
       scope.expose(AdapterRegistryToken, adapters);
       scope.expose(MaintenanceRegistryToken, maintenance);
@@ -162,7 +163,7 @@ export function createRulesPlugin(hooks: RulesHooks = {}): LoomPlugin<typeof Rul
       scope.onStart(() => {
         scope.onStop(config.watch(permissionTopic, () => permissions.invalidate()));
         scope.onStop(config.watch(routingTopic, () => reconcile.invalidateRules()));
-        scope.onStop(config.watch(eventTriggerTopic, () => (compiledTriggers = null)));
+        scope.onStop(config.watch(eventTriggerTopic, () => compiledTriggers.invalidate()));
       });
 
       scope.capability('engine.rules', true);
