@@ -95,10 +95,18 @@ module.exports = {
     },
     {
       name: 'sdk-sees-gen-and-records',
-      comment: 'The SDK sees its generated client, the record algebra and the pure folds (which see records only), so it can verify fold answers offline.',
+      comment:
+        "The SDK sees its generated client, the record algebra and the pure folds (which see records only): core/folds and the folds plugin's named/ folder, so it can verify fold answers offline.",
       severity: 'error',
       from: { path: '^sdk/', pathNot: notTest },
-      to: { path: '^(core/(?!records/|folds/)|plugins/|storage/|openapi/|command/)' },
+      to: { path: '^(core/(?!records/|folds/)|plugins/(?!folds/named/)|storage/|openapi/|command/)' },
+    },
+    {
+      name: 'named-folds-are-pure',
+      comment: 'plugins/folds/named is the one plugin folder the SDK imports, so it sees what core/folds sees: the record algebra and the pure folds.',
+      severity: 'error',
+      from: { path: '^plugins/folds/named/', pathNot: notTest },
+      to: { path: '^(core/(?!records/|folds/)|plugins/(?!folds/named/)|storage/|openapi/|sdk/|command/)' },
     },
     {
       name: 'openapi-sees-the-plugin-contract',

@@ -3,7 +3,7 @@
  * client need not trust the server's value. `verifyFold` fetches a fold
  * answer, fetches exactly the records it covers (those the caller may see,
  * up to the answer's watermark), recomputes the value with the same fold
- * code the server runs (core/folds, records only) and reports any
+ * code the server runs (core/folds and plugins/folds/named, records only) and reports any
  * difference. Folds whose value depends on the time it is read (trust) are
  * not verifiable and are refused.
  *
@@ -18,17 +18,17 @@
  * folds see sequences, so they are needed to recompute exactly.
  */
 import type { AnyFold, FoldInput } from '../core/folds/fold.js';
-import { frameFold } from '../core/folds/named/frame.js';
-import { rollupFold } from '../core/folds/named/rollup.js';
-import { taskListFold } from '../core/folds/named/task-list.js';
-import { turnFold } from '../core/folds/named/turn.js';
+import { frameFold } from '../plugins/folds/named/frame.js';
+import { rollupFold } from '../plugins/folds/named/rollup.js';
+import { taskListFold } from '../plugins/folds/named/task-list.js';
+import { turnFold } from '../plugins/folds/named/turn.js';
 import { namespaceRegistryFold } from '../core/folds/namespace-registry.js';
 import { threadStateFold } from '../core/folds/thread-state.js';
 import type { LoomRecord } from '../core/records/record.js';
 import { RESERVED_THREADS } from '../core/records/reserved-threads.js';
 import type * as operations from './gen/sdk.gen.js';
 
-/** The folds the SDK can recompute: every fold of core/folds that reads no clock and needs no server configuration. */
+/** The folds the SDK can recompute: every fold of core/folds and plugins/folds/named that reads no clock and needs no server configuration. */
 export const VERIFIABLE_FOLDS: readonly AnyFold[] = [threadStateFold, namespaceRegistryFold, taskListFold, turnFold, frameFold, rollupFold];
 
 /** The generated operations the verifier calls (a LoomClient has them all). */

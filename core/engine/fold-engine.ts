@@ -2,9 +2,8 @@
  * Runs the registered folds. Global folds are brought up to the log at start
  * (from a verified checkpoint when the fold has one, else from the first
  * record) and then applied inline on every broadcast, so their value is
- * current when ingest answers. Thread folds are computed on demand and cached; each read
- * applies only the records that arrived since the cached watermark, so a
- * cached value is always the full replay of the thread (tested).
+ * current when ingest answers. Thread folds are computed on demand and cached
+ * (./thread-fold-cache.ts); checkpoints are kept by ./fold-checkpoints.ts.
  */
 import { LoomError } from '../errors/loom-error.js';
 import type { AnyFold, FoldAnswer } from '../folds/fold.js';
@@ -13,27 +12,9 @@ import type { StoredRecord } from '../../storage/contract/stored-record.js';
 import { token } from '../di/token.js';
 import { SystemThreads } from './system-threads.js';
 import type { RecordBus } from './broadcast.js';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
-
-interface GlobalSlot {
-  readonly fold: AnyFold;
-  state: unknown;
-  watermark: number;
-  /** Id of the record at `watermark` (null at 0): a checkpoint's proof that the log it covers is this log. */
-  anchor: string | null;
-  /** Records applied since the last checkpoint. */
-  sinceCheckpoint: number;
-  lastCheckpointAt: number;
-  /** How long the last checkpoint took to serialise (the event loop waits for it). */
-  serialiseMs: number;
-  readonly watchers: Set<(value: unknown) => void>;
-}
-
-interface ThreadSlot {
-  state: unknown;
-  watermark: number;
-}
+import { FoldCheckpoints } from './fold-checkpoints.js';
+import type { GlobalFoldSlot as GlobalSlot } from './global-fold-slot.js';
+import { ThreadFoldCache } from './thread-fold-cache.js';
 
 export interface FoldDescriptor {
   name: string;
@@ -65,44 +46,32 @@ export interface FoldReplayReport {
   readonly watermark: number;
 }
 
-/** The file a checkpoint is kept in: the fold's state with the sequence it covers. */
-interface CheckpointFile {
-  readonly fold: string;
-  readonly version: number;
-  readonly watermark: number;
-  readonly anchor: string | null;
-  readonly saved_at: string;
-  readonly state: unknown;
-}
-
 export class FoldEngine {
   private readonly folds = new Map<string, AnyFold>();
   private readonly globals = new Map<string, GlobalSlot>();
-  private readonly threadCache = new Map<string, ThreadSlot>();
-  private readonly inFlight = new Map<string, Promise<ThreadSlot>>();
+  private readonly threadFolds: ThreadFoldCache;
+  private readonly checkpoints: FoldCheckpoints;
   /** The one definition of system threads (core/engine/system-threads.ts), shared with the log consumers. */
   readonly systemThreads = new SystemThreads();
   private started = false;
   private detach: (() => void) | null = null;
-  private readonly threadCacheSize: number;
-  private readonly checkpointDir: string | null;
-  private readonly checkpointEvery: number;
-  private readonly checkpointIntervalMs: number;
   private readonly onError: (error: unknown, context: string) => void;
   private readonly onReplayed: (report: FoldReplayReport) => void;
-  private readonly saving = new Map<string, Promise<void>>();
 
   constructor(
     private readonly store: RecordStore,
     private readonly bus: RecordBus,
     options: FoldEngineOptions = {},
   ) {
-    this.threadCacheSize = options.threadCacheSize ?? 5000;
-    this.checkpointDir = options.checkpointDir ?? null;
-    this.checkpointEvery = options.checkpointEvery ?? 100_000;
-    this.checkpointIntervalMs = options.checkpointIntervalMs ?? 60_000;
     this.onError = options.onError ?? (() => {});
     this.onReplayed = options.onReplayed ?? (() => {});
+    this.threadFolds = new ThreadFoldCache(store, options.threadCacheSize ?? 5000);
+    this.checkpoints = new FoldCheckpoints(store, {
+      dir: options.checkpointDir ?? null,
+      every: options.checkpointEvery ?? 100_000,
+      intervalMs: options.checkpointIntervalMs ?? 60_000,
+      onError: this.onError,
+    });
   }
 
   register(fold: AnyFold): void {
@@ -162,7 +131,7 @@ export class FoldEngine {
       if (fold.scope !== 'global') continue;
       const slot: GlobalSlot = { fold, state: fold.initial(fold.name), watermark: 0, anchor: null, sinceCheckpoint: 0, lastCheckpointAt: Date.now(), serialiseMs: 0, watchers: new Set() };
       this.globals.set(fold.name, slot);
-      const discarded = await this.resume(slot, watermark);
+      const discarded = await this.checkpoints.resume(slot, watermark);
       const resumedAt = slot.watermark;
       if (fold.threads && fold.threads.length === 1) {
         await this.replayThread(slot, fold.threads[0]!, watermark);
@@ -181,89 +150,15 @@ export class FoldEngine {
     replaying = false;
     this.applyGlobal(queued);
     // A long replay is worth keeping: the next start resumes from here.
-    for (const slot of this.globals.values()) if (slot.sinceCheckpoint >= this.checkpointEvery / 10) this.scheduleCheckpoint(slot);
+    for (const slot of this.globals.values()) if (this.checkpoints.worthKeepingAfterReplay(slot)) this.checkpoints.save(slot);
   }
 
   /** Saves every checkpoint that is behind, then detaches from the bus. */
   async stop(): Promise<void> {
     this.detach?.();
     this.detach = null;
-    for (const slot of this.globals.values()) if (slot.sinceCheckpoint > 0) this.scheduleCheckpoint(slot);
-    await Promise.all([...this.saving.values()]);
-  }
-
-  /** Loads a verified checkpoint into the slot; answers why none was used when one existed. */
-  private async resume(slot: GlobalSlot, storeWatermark: number): Promise<string | null> {
-    const codec = slot.fold.checkpoint;
-    if (!codec || this.checkpointDir === null) return null;
-    let saved: CheckpointFile;
-    try {
-      saved = JSON.parse(await readFile(this.checkpointFile(slot.fold.name), 'utf8')) as CheckpointFile;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-      return `unreadable: ${String(error)}`;
-    }
-    if (saved.fold !== slot.fold.name || saved.version !== codec.version) return `version ${saved.version}, code is at ${codec.version}`;
-    if (!Number.isSafeInteger(saved.watermark) || saved.watermark < 0) return 'no valid watermark';
-    if (saved.watermark > storeWatermark) return `covers sequence ${saved.watermark}, the log ends at ${storeWatermark}`;
-    if (saved.watermark > 0) {
-      const atMark = (await this.store.changesSince(saved.watermark - 1, 1))[0];
-      if (!atMark || atMark.sequence !== saved.watermark || atMark.record.id !== saved.anchor) return `record ${saved.watermark} is not the one it was taken at (another log)`;
-    }
-    try {
-      slot.state = codec.load(saved.state);
-    } catch (error) {
-      slot.state = slot.fold.initial(slot.fold.name);
-      return `state did not load: ${String(error)}`;
-    }
-    slot.watermark = saved.watermark;
-    slot.anchor = saved.anchor;
-    return null;
-  }
-
-  private checkpointFile(name: string): string {
-    return join(this.checkpointDir!, `${name}.json`);
-  }
-
-  /**
-   * Serialises now (so state and watermark agree) and writes in the
-   * background: temporary file, then rename, so a crash leaves the previous
-   * checkpoint or the new one, never half of one.
-   */
-  private scheduleCheckpoint(slot: GlobalSlot): void {
-    const codec = slot.fold.checkpoint;
-    if (!codec || this.checkpointDir === null || this.saving.has(slot.fold.name)) return;
-    let text: string;
-    const began = performance.now();
-    try {
-      const file: CheckpointFile = { fold: slot.fold.name, version: codec.version, watermark: slot.watermark, anchor: slot.anchor, saved_at: new Date().toISOString(), state: codec.save(slot.state) };
-      text = JSON.stringify(file);
-    } catch (error) {
-      this.onError(error, `fold ${slot.fold.name}: checkpoint not taken`);
-      return;
-    }
-    slot.serialiseMs = performance.now() - began;
-    slot.sinceCheckpoint = 0;
-    slot.lastCheckpointAt = Date.now();
-    const target = this.checkpointFile(slot.fold.name);
-    const temporary = `${target}.${process.pid}.tmp`;
-    const write = (async () => {
-      await mkdir(this.checkpointDir!, { recursive: true });
-      await writeFile(temporary, text);
-      await rename(temporary, target);
-    })()
-      .catch((error) => this.onError(error, `fold ${slot.fold.name}: checkpoint not written`))
-      .finally(() => this.saving.delete(slot.fold.name));
-    this.saving.set(slot.fold.name, write);
-  }
-
-  /**
-   * Serialising holds the event loop (a 1M-verdict trust state takes seconds),
-   * so a state that is slow to serialise is saved less often: at most 0.5%
-   * of the time goes to periodic checkpoints. Stop and start always save.
-   */
-  private checkpointDue(slot: GlobalSlot): boolean {
-    return Date.now() - slot.lastCheckpointAt >= Math.max(this.checkpointIntervalMs, slot.serialiseMs * 200);
+    for (const slot of this.globals.values()) if (slot.sinceCheckpoint > 0) this.checkpoints.save(slot);
+    await this.checkpoints.flush();
   }
 
   /** Replays one thread's records above the slot's watermark (folds that read a single thread). */
@@ -312,7 +207,7 @@ export class FoldEngine {
         this.applyOne(slot, stored);
         touched = true;
       }
-      if (touched && slot.sinceCheckpoint >= this.checkpointEvery && this.checkpointDue(slot)) this.scheduleCheckpoint(slot);
+      if (touched && this.checkpoints.due(slot)) this.checkpoints.save(slot);
       if (touched && slot.watchers.size > 0) {
         const value = slot.fold.value(slot.state);
         for (const watcher of slot.watchers) {
@@ -383,48 +278,14 @@ export class FoldEngine {
   /** A thread fold's value, up to date with the store. */
   async thread<V>(name: string, thread: string): Promise<FoldAnswer<V>> {
     const fold = this.fold(name, 'thread');
-    const slot = await this.threadSlot(fold, thread);
+    const slot = await this.threadFolds.get(fold, thread);
     return { fold_name: name, cache_key: `${name}/${thread}@${slot.watermark}${fold.cacheSuffix?.() ?? ''}`, watermark: slot.watermark, value: fold.value(slot.state) as V };
   }
 
   /** A thread fold's raw state (a private copy is not made: do not mutate). */
   async threadState<S>(name: string, thread: string): Promise<{ state: S; watermark: number }> {
-    const slot = await this.threadSlot(this.fold(name, 'thread'), thread);
+    const slot = await this.threadFolds.get(this.fold(name, 'thread'), thread);
     return { state: slot.state as S, watermark: slot.watermark };
-  }
-
-  private threadSlot(fold: AnyFold, thread: string): Promise<ThreadSlot> {
-    const key = `${fold.name}\u0000${thread}`;
-    // One refresh per key at a time: states are updated in place.
-    const running = this.inFlight.get(key);
-    if (running) return running;
-    const refresh = this.refreshThread(fold, thread, key).finally(() => this.inFlight.delete(key));
-    this.inFlight.set(key, refresh);
-    return refresh;
-  }
-
-  private async refreshThread(fold: AnyFold, thread: string, key: string): Promise<ThreadSlot> {
-    let slot = this.threadCache.get(key);
-    if (slot) {
-      this.threadCache.delete(key); // re-insert below: Map order is the LRU order
-    } else {
-      slot = { state: fold.initial(thread), watermark: 0 };
-    }
-    let after = slot.watermark;
-    for (;;) {
-      const page = await this.store.listByThread(thread, { after, limit: 1000 });
-      for (const stored of page.items) {
-        slot.state = fold.apply(slot.state, stored);
-        slot.watermark = stored.sequence;
-      }
-      if (page.nextAfter === null) break;
-      after = page.nextAfter;
-    }
-    this.threadCache.set(key, slot);
-    while (this.threadCache.size > this.threadCacheSize) {
-      this.threadCache.delete(this.threadCache.keys().next().value!);
-    }
-    return slot;
   }
 }
 

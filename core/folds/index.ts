@@ -3,4 +3,4 @@ export * from './thread-state.js';
 export * from './namespace-registry.js';
 export * from './config/index.js';
 export * from './corrections.js';
-export * from './named/index.js';
+export { verdictOutcome } from './verdict-outcome.js';

@@ -1,5 +1,9 @@
 import { token } from '../../core/di/token.js';
+import type { DataPlaneOptions } from './config.js';
 import type { DataPlane } from './data-plane.js';
 
-/** The data plane's service, for its routes and for plugins that read files (search). */
+/** What plugins that read files (search) see of the data plane. */
 export const DataPlaneToken = token<DataPlane>('data-plane.DataPlane');
+
+/** The plugin's options as registered (the capabilities route reports them). */
+export const DataPlaneOptionsToken = token<DataPlaneOptions>('data-plane.Options');

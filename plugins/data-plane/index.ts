@@ -9,19 +9,25 @@ import { randomBytes } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { resolve } from '../../core/di/token.js';
+import { bindValue, resolve } from '../../core/di/token.js';
 import { LogCriticalSectionToken } from '../../core/engine/log-critical-section.js';
 import { IngestorToken } from '../../core/engine/ingest.js';
 import { RecordReaderToken } from '../../core/engine/record-reader.js';
 import { RecordWriterToken } from '../../core/engine/record-writer.js';
-import { Config } from '../../core/folds/config/config-topic.js';
 import { ClockToken } from '../../core/engine/clock.js';
+import { Config } from '../../core/folds/config/config-topic.js';
 import { definePlugin } from '../../core/plugin/plugin.js';
 import { BlobStore } from './blob-store.js';
 import { DataPlaneOptions } from './config.js';
 import { dataFold } from './data-fold.js';
-import { DATA_PLANE_PLUGIN, DataPlane } from './data-plane.js';
-import { DataPlaneToken } from './data-plane-token.js';
+import { BlobReads, BlobReadsToken } from './blob-reads.js';
+import { DataAccess, DataAccessToken } from './data-access.js';
+import { DATA_PLANE_PLUGIN, type DataPlane } from './data-plane.js';
+import { DataPlaneOptionsToken, DataPlaneToken } from './data-plane-token.js';
+import { DataQuotas, DataQuotasToken } from './data-quotas.js';
+import { DataUploads, DataUploadsToken } from './data-uploads.js';
+import { TreeChanges, TreeChangesToken } from './tree-changes.js';
+import { TreeReads, TreeReadsToken } from './tree-reads.js';
 import { nodeRecordsGate } from './node-records-gate.js';
 import { dataQuotaTopic } from './quota-topic.js';
 import { abortDataUpload } from './routes/abort-data-upload.js';
@@ -45,7 +51,8 @@ import { uploadDataChunk } from './routes/upload-data-chunk.js';
 import { UploadStore } from './upload-store.js';
 
 export { DataPlaneToken } from './data-plane-token.js';
-export { DataPlane, DATA_PLANE_PLUGIN, uploadOwner } from './data-plane.js';
+export { type DataPlane, DATA_PLANE_PLUGIN } from './data-plane.js';
+export { uploadOwner } from './data-uploads.js';
 export { DATA_FOLD, dataFold, type DataState, type DataFoldValue } from './data-fold.js';
 export { dataThreadId, NODE_KIND } from './node-records.js';
 export { parseDataPath, MAX_PATH_BYTES, MAX_SEGMENT_BYTES, MAX_DEPTH } from './data-path.js';
@@ -75,58 +82,75 @@ export const DATA_ROUTES = [
 ] as const;
 
 export const dataPlanePlugin = definePlugin({
-  name: DATA_PLANE_PLUGIN,
-  tags: { data: 'The data plane: namespaced file trees, resumable chunked uploads, content-addressed blobs and signed read URLs.' },
-  version: '1.0.0',
-  dependencies: ['ledger'],
-  options: DataPlaneOptions,
-  register(scope, options) {
-    const now = resolve(scope.container, ClockToken);
-    scope.fold(dataFold);
-    scope.configTopic(dataQuotaTopic);
-    scope.ingestGate(nodeRecordsGate);
-    // File bytes (blobs reach their name only by rename) and the signed-URL secret; uploads in progress are not kept.
-    scope.backupState(['blobs', 'url-secret']);
-    for (const route of DATA_ROUTES) scope.route(route);
+    name: DATA_PLANE_PLUGIN,
+    tags: { data: 'The data plane: namespaced file trees, resumable chunked uploads, content-addressed blobs and signed read URLs.' },
+    version: '1.0.0',
+    dependencies: ['ledger'],
+    options: DataPlaneOptions,
+    register(scope, options) {
+      // The clock for upload expiry and signed URLs.
+      const now = resolve(scope.container, ClockToken);
+      scope.fold(dataFold);
+      scope.configTopic(dataQuotaTopic);
+      scope.ingestGate(nodeRecordsGate);
+      // File bytes (blobs reach their name only by rename) and the signed-URL secret; uploads in progress are not kept.
+      scope.backupState(['blobs', 'url-secret']);
+      for (const route of DATA_ROUTES) scope.route(route);
 
-    // Without a persistent data directory (an in-memory store) the bytes live in a temporary folder removed at stop.
-    const scratch = scope.dataDir === null ? join(tmpdir(), `loom-data-plane-${randomBytes(8).toString('hex')}`) : null;
-    const dir = scope.dataDir ?? scratch!;
-    const service = new DataPlane({
-      ingestor: resolve(scope.container, IngestorToken),
-      writer: resolve(scope.container, RecordWriterToken),
-      sections: resolve(scope.container, LogCriticalSectionToken),
-      reader: resolve(scope.container, RecordReaderToken),
-      config: resolve(scope.container, Config),
-      blobs: new BlobStore(join(dir, 'blobs')),
-      uploads: new UploadStore(join(dir, 'uploads'), { ttlMs: options.uploadTtlSeconds * 1000, minFreeBytes: options.minFreeBytes, now }),
-      options,
-      now,
-    });
-    scope.expose(DataPlaneToken, service);
+      // Without a persistent data directory (an in-memory store) the bytes live in a temporary folder removed at stop.
+      const scratch = scope.dataDir === null ? join(tmpdir(), `loom-data-plane-${randomBytes(8).toString('hex')}`) : null;
+      const dir = scope.dataDir ?? scratch!;
+      const ingestor = resolve(scope.container, IngestorToken);
+      const sections = resolve(scope.container, LogCriticalSectionToken);
+      const reader = resolve(scope.container, RecordReaderToken);
+      const blobStore = new BlobStore(join(dir, 'blobs'));
+      const uploadStore = new UploadStore(join(dir, 'uploads'), { ttlMs: options.uploadTtlSeconds * 1000, minFreeBytes: options.minFreeBytes, now });
+      const access = new DataAccess(ingestor, reader);
+      const reads = new TreeReads(access, reader);
+      const changes = new TreeChanges(access, sections, resolve(scope.container, RecordWriterToken));
+      const quotas = new DataQuotas(access, resolve(scope.container, Config), uploadStore, options);
+      const uploads = new DataUploads({ access, quotas, changes, sections, store: uploadStore, blobs: blobStore, options });
+      const blobs = new BlobReads({ reads, reader, blobs: blobStore, options, now });
+      // Each route injects the rooms it uses; other plugins see the narrow DataPlane.
+      bindValue(scope.container, DataPlaneOptionsToken, options);
+      bindValue(scope.container, DataAccessToken, access);
+      bindValue(scope.container, TreeReadsToken, reads);
+      bindValue(scope.container, TreeChangesToken, changes);
+      bindValue(scope.container, DataQuotasToken, quotas);
+      bindValue(scope.container, DataUploadsToken, uploads);
+      bindValue(scope.container, BlobReadsToken, blobs);
+      const plane: DataPlane = {
+        treeFor: (caller, namespace) => access.treeFor(caller, namespace),
+        mayRead: (caller, namespace) => access.mayRead(caller, namespace),
+        openBlob: (hash, start, end) => blobs.openBlob(hash, start, end),
+      };
+      scope.expose(DataPlaneToken, plane);
 
-    let sweeper: NodeJS.Timeout | null = null;
-    scope.onStart(async () => {
-      const { resumed, removed } = await service.open(scratch === null ? join(dir, 'url-secret') : null);
-      if (resumed > 0 || removed > 0) scope.log.log('info', 'data plane uploads', { resumed, expired_or_unreadable_removed: removed });
-      sweeper = setInterval(() => {
-        service.sweepUploads().then(
-          (count) => count > 0 && scope.log.log('info', 'data plane uploads expired', { removed: count }),
-          (error: unknown) => scope.log.log('warn', 'data plane upload sweep failed', { error: (error as Error).message }),
-        );
-      }, options.sweepIntervalSeconds * 1000);
-      sweeper.unref();
-    });
-    scope.onStop(async () => {
-      if (sweeper) clearInterval(sweeper);
-      if (scratch) await rm(scratch, { recursive: true, force: true });
-    });
+      let sweeper: NodeJS.Timeout | null = null;
+      scope.onStart(async () => {
+        // Opens the stores (dropping what a crash left half-done) and the URL signing secret (`null`: one kept in memory).
+        await blobStore.open();
+        const { resumed, removed } = await uploadStore.open();
+        await blobs.openSigner(scratch === null ? join(dir, 'url-secret') : null);
+        if (resumed > 0 || removed > 0) scope.log.log('info', 'data plane uploads', { resumed, expired_or_unreadable_removed: removed });
+        sweeper = setInterval(() => {
+          uploads.sweep().then(
+            (count) => count > 0 && scope.log.log('info', 'data plane uploads expired', { removed: count }),
+            (error: unknown) => scope.log.log('warn', 'data plane upload sweep failed', { error: (error as Error).message }),
+          );
+        }, options.sweepIntervalSeconds * 1000);
+        sweeper.unref();
+      });
+      scope.onStop(async () => {
+        if (sweeper) clearInterval(sweeper);
+        if (scratch) await rm(scratch, { recursive: true, force: true });
+      });
 
-    scope.describe('manifest', 'conventions.data_plane', () => ({ version: 1, chunk_size: options.chunkSizeBytes, content_hash: 'sha256', capabilities_path: '/v1/data/capabilities' }));
-    scope.capability('data.filesystem', true);
-    scope.capability('data.resumable_uploads', true);
-    scope.capability('data.signed_urls', true);
-    scope.capability('data.range_reads', true);
-    scope.capability('data.quotas', true);
-  },
+      scope.describe('manifest', 'conventions.data_plane', () => ({ version: 1, chunk_size: options.chunkSizeBytes, content_hash: 'sha256', capabilities_path: '/v1/data/capabilities' }));
+      scope.capability('data.filesystem', true);
+      scope.capability('data.resumable_uploads', true);
+      scope.capability('data.signed_urls', true);
+      scope.capability('data.range_reads', true);
+      scope.capability('data.quotas', true);
+    },
 });

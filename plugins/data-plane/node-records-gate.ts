@@ -6,7 +6,7 @@
  */
 import type { IngestGate } from '../../core/access/ingest-gate.js';
 import { LoomError } from '../../core/errors/loom-error.js';
-import { DATA_PLANE_PLUGIN } from './data-plane.js';
+import { DATA_PLANE_PLUGIN } from './data-plane-plugin-name.js';
 import { NODE_KIND } from './node-records.js';
 
 export const nodeRecordsGate: IngestGate = {

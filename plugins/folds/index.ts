@@ -1,5 +1,5 @@
 /**
- * The folds plugin: the named folds of spec §4.6 over core/folds/named
+ * The folds plugin: the named folds of spec §4.6 over ./named
  * (pure: records only, so the SDK recomputes them to verify an answer).
  * task_list and rollup are global, turn and frame per thread; thread_state
  * stays in core. The ledger's generic routes serve them all
@@ -7,14 +7,15 @@
  * GET /v1/folds/frame/{thread}); GET /v1/folds/rollup adds the `root` check.
  */
 import { definePlugin } from '../../core/plugin/plugin.js';
-import { frameFold } from '../../core/folds/named/frame.js';
-import { rollupFold } from '../../core/folds/named/rollup.js';
-import { taskListFold } from '../../core/folds/named/task-list.js';
-import { turnFold } from '../../core/folds/named/turn.js';
+import { frameFold } from './named/frame.js';
+import { rollupFold } from './named/rollup.js';
+import { taskListFold } from './named/task-list.js';
+import { turnFold } from './named/turn.js';
 import type { AnyFold } from '../../core/folds/fold.js';
 import { getRollup } from './routes/get-rollup.js';
 
 export { WHOLE_REACH } from './routes/get-rollup.js';
+export * from './named/index.js';
 
 export const NAMED_FOLDS: readonly AnyFold[] = [taskListFold, turnFold, frameFold, rollupFold];
 export const FOLDS_ROUTES = [getRollup] as const;

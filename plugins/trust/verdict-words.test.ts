@@ -1,10 +1,10 @@
 /**
- * Verdict words: the two sets (one list, in core/folds/named/verdict-outcome.ts),
+ * Verdict words: the two sets (one list, in core/folds/verdict-outcome.ts),
  * matching, and agreement with the task fold: a task is approved exactly when
  * its verdict is success evidence, rejected exactly when it is failure evidence.
  */
 import { expect } from 'chai';
-import { verdictOutcome } from '../../core/folds/named/verdict-outcome.js';
+import { verdictOutcome } from '../../core/folds/verdict-outcome.js';
 import { FAILURE, FAILURE_WORDS, NO_EVIDENCE, outcomeOfWord, SUCCESS, SUCCESS_WORDS } from './verdict-words.js';
 
 describe('trust: verdict words', () => {

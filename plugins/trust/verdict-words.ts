@@ -6,9 +6,9 @@
  * actor can still turn it into evidence.
  */
 
-import { FAILURE_WORDS, SUCCESS_WORDS } from '../../core/folds/named/verdict-outcome.js';
+import { FAILURE_WORDS, SUCCESS_WORDS } from '../../core/folds/verdict-outcome.js';
 
-/** One list with the task fold (core/folds/named/verdict-outcome.ts), so a task is approved exactly when its verdict is success evidence. */
+/** One list with the task fold (core/folds/verdict-outcome.ts), so a task is approved exactly when its verdict is success evidence. */
 export { FAILURE_WORDS, SUCCESS_WORDS };
 
 /** A verdict's current effect on its row. */

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { defineRoute } from '../../../core/plugin/route.js';
-import { DataPlaneToken } from '../data-plane-token.js';
+import { DataUploadsToken } from '../data-uploads.js';
 import { UploadIdParams } from './upload-data-chunk.js';
 
 export const abortDataUpload = defineRoute({
@@ -14,9 +14,9 @@ export const abortDataUpload = defineRoute({
   request: { params: UploadIdParams },
   responses: { 200: { description: 'Removed.', schema: Type.Object({ ok: Type.Literal(true), upload_id: Type.String(), aborted: Type.Literal(true) }) } },
   errors: ['UPLOAD_NOT_FOUND'],
-  inject: { data: DataPlaneToken },
-  handler: async ({ params, caller }, { data }) => {
-    await data.abort(caller, params.upload_id);
+  inject: { uploads: DataUploadsToken },
+  handler: async ({ params, caller }, { uploads }) => {
+    await uploads.abort(caller, params.upload_id);
     return { ok: true as const, upload_id: params.upload_id, aborted: true as const };
   },
 });

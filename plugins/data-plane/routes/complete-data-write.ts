@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { defineRoute } from '../../../core/plugin/route.js';
-import { DataPlaneToken } from '../data-plane-token.js';
+import { DataUploadsToken } from '../data-uploads.js';
 import { HashSchema } from './data-schemas.js';
 
 export const completeDataWrite = defineRoute({
@@ -32,6 +32,6 @@ export const completeDataWrite = defineRoute({
     },
   },
   errors: ['INVALID_SHAPE', 'UPLOAD_NOT_FOUND', 'UPLOAD_INCOMPLETE', 'CONTENT_HASH_MISMATCH', 'PRECONDITION_FAILED', 'IS_A_DIRECTORY', 'NOT_A_DIRECTORY', 'QUOTA_EXCEEDED', 'STORAGE_FULL', 'FORBIDDEN', 'NAMESPACE_REJECTED'],
-  inject: { data: DataPlaneToken },
-  handler: ({ body, caller }, { data }) => data.complete(caller, body.upload_id, body.content_hash),
+  inject: { uploads: DataUploadsToken },
+  handler: ({ body, caller }, { uploads }) => uploads.complete(caller, body.upload_id, body.content_hash),
 });

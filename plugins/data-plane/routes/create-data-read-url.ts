@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { defineRoute } from '../../../core/plugin/route.js';
-import { DataPlaneToken } from '../data-plane-token.js';
+import { DataAccessToken } from '../data-access.js';
+import { BlobReadsToken } from '../blob-reads.js';
 import { parseDataPath } from '../data-path.js';
 import { HashSchema, NamespaceQuery, PathField } from './data-schemas.js';
 
@@ -44,9 +45,9 @@ export const createDataReadUrl = defineRoute({
     },
   },
   errors: ['INVALID_SHAPE', 'INVALID_PATH', 'PATH_NOT_FOUND', 'IS_A_DIRECTORY'],
-  inject: { data: DataPlaneToken },
-  handler: async ({ body, caller, headers }, { data }) => {
-    const namespace = data.namespaceFor(caller, body.namespace);
-    return data.readUrl(caller, namespace, parseDataPath(body.path), body.expires_in, originOf(headers));
+  inject: { access: DataAccessToken, blobs: BlobReadsToken },
+  handler: async ({ body, caller, headers }, { access, blobs }) => {
+    const namespace = access.namespaceFor(caller, body.namespace);
+    return blobs.readUrl(caller, namespace, parseDataPath(body.path), body.expires_in, originOf(headers));
   },
 });

@@ -2,8 +2,8 @@ import { Type } from 'typebox';
 import { LoomError } from '../../../core/errors/loom-error.js';
 import { byteStreamReply, byteStreamResponses } from '../../../core/plugin/byte-stream-reply.js';
 import { defineRoute } from '../../../core/plugin/route.js';
-import { checkContentType } from '../data-plane.js';
-import { DataPlaneToken } from '../data-plane-token.js';
+import { checkContentType } from '../content-type.js';
+import { BlobReadsToken } from '../blob-reads.js';
 
 export const getBlob = defineRoute({
   operationId: 'getBlob',
@@ -32,8 +32,8 @@ export const getBlob = defineRoute({
   },
   responses: byteStreamResponses('The content.'),
   errors: ['BLOB_NOT_FOUND', 'RANGE_NOT_SATISFIABLE', 'SIGNED_URL_INVALID', 'SIGNED_URL_EXPIRED', 'INVALID_SHAPE'],
-  inject: { data: DataPlaneToken },
-  handler: async ({ params, query, headers, caller, authRefusal }, { data }) => {
+  inject: { blobs: BlobReadsToken },
+  handler: async ({ params, query, headers, caller, authRefusal }, { blobs }) => {
     const hash = params.hash;
     const signed = query.sig !== undefined || query.expires !== undefined;
     // Without a signed URL this is an ordinary bearer route: its refusal comes first.
@@ -41,11 +41,11 @@ export const getBlob = defineRoute({
     const notFound = () => new LoomError('BLOB_NOT_FOUND', `no blob ${hash} that you may read is held here`);
     const contentType = query.content_type === undefined ? 'application/octet-stream' : checkContentType(query.content_type);
     if (signed) {
-      data.verifySignature(hash, query.expires, query.sig ?? '', query.content_type);
-    } else if (!/^[0-9a-f]{64}$/.test(hash) || !(await data.maySee(caller, hash))) {
+      blobs.verifySignature(hash, query.expires, query.sig ?? '', query.content_type);
+    } else if (!/^[0-9a-f]{64}$/.test(hash) || !(await blobs.maySee(caller, hash))) {
       throw notFound();
     }
-    const size = await data.blobSize(hash);
+    const size = await blobs.blobSize(hash);
     return byteStreamReply(headers, {
       size,
       etag: hash,
@@ -53,7 +53,7 @@ export const getBlob = defineRoute({
       cacheControl: 'private, max-age=31536000, immutable',
       // User content is never run as the API's own page, whatever its type.
       headers: { 'x-content-type-options': 'nosniff', 'content-security-policy': "sandbox; default-src 'none'" },
-      open: (start, end) => data.openBlob(hash, start, end),
+      open: (start, end) => blobs.openBlob(hash, start, end),
     });
   },
 });

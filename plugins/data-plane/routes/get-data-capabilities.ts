@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { defineRoute } from '../../../core/plugin/route.js';
-import { DataPlaneToken } from '../data-plane-token.js';
+import { DataPlaneOptionsToken } from '../data-plane-token.js';
 import { MAX_DEPTH, MAX_PATH_BYTES, MAX_SEGMENT_BYTES } from '../data-path.js';
 
 export const DATA_PLANE_VERSION = 1;
@@ -37,9 +37,9 @@ export const getDataCapabilities = defineRoute({
     },
   },
   errors: [],
-  inject: { data: DataPlaneToken },
-  handler: (_input, { data }) => {
-    const o = data.options;
+  inject: { options: DataPlaneOptionsToken },
+  handler: (_input, { options }) => {
+    const o = options;
     return {
       object: 'data_capabilities' as const,
       version: DATA_PLANE_VERSION,

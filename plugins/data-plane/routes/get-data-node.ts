@@ -1,7 +1,9 @@
 import { Type } from 'typebox';
 import { LoomError } from '../../../core/errors/loom-error.js';
 import { defineRoute } from '../../../core/plugin/route.js';
-import { DataPlaneToken } from '../data-plane-token.js';
+import { DataAccessToken } from '../data-access.js';
+import { TreeReadsToken } from '../tree-reads.js';
+import { BlobReadsToken } from '../blob-reads.js';
 import { parseDataPath } from '../data-path.js';
 import { DataNodeSchema, NamespaceQuery, PathField } from './data-schemas.js';
 import { nodeView } from './node-view.js';
@@ -27,13 +29,13 @@ export const getDataNode = defineRoute({
   request: { query: Type.Object({ path: PathField, namespace: NamespaceQuery }, { additionalProperties: false }) },
   responses: { 200: { description: 'The material node.', schema: MaterialNodeSchema } },
   errors: ['INVALID_SHAPE', 'INVALID_PATH', 'PATH_NOT_FOUND', 'IS_A_DIRECTORY'],
-  inject: { data: DataPlaneToken },
-  handler: async ({ query, caller }, { data }) => {
-    const namespace = data.namespaceFor(caller, query.namespace);
+  inject: { access: DataAccessToken, reads: TreeReadsToken, blobs: BlobReadsToken },
+  handler: async ({ query, caller }, { access, reads, blobs }) => {
+    const namespace = access.namespaceFor(caller, query.namespace);
     const path = parseDataPath(query.path);
-    const node = await data.stat(caller, namespace, path);
+    const node = await reads.stat(caller, namespace, path);
     if (node.kind !== 'file') throw new LoomError('IS_A_DIRECTORY', `${path} is a directory; list it, or name a file`);
-    const held = await data.blobSize(node.content_hash!).then(
+    const held = await blobs.blobSize(node.content_hash!).then(
       () => true,
       () => false,
     );

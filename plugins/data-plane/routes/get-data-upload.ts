@@ -1,5 +1,5 @@
 import { defineRoute } from '../../../core/plugin/route.js';
-import { DataPlaneToken } from '../data-plane-token.js';
+import { DataUploadsToken } from '../data-uploads.js';
 import { UploadStatusSchema } from './data-schemas.js';
 import { UploadIdParams } from './upload-data-chunk.js';
 import { uploadStatus } from './upload-status.js';
@@ -15,6 +15,6 @@ export const getDataUpload = defineRoute({
   request: { params: UploadIdParams },
   responses: { 200: { description: 'The upload’s progress.', schema: UploadStatusSchema } },
   errors: ['UPLOAD_NOT_FOUND'],
-  inject: { data: DataPlaneToken },
-  handler: ({ params, caller }, { data }) => uploadStatus(data.upload(caller, params.upload_id)),
+  inject: { uploads: DataUploadsToken },
+  handler: ({ params, caller }, { uploads }) => uploadStatus(uploads.upload(caller, params.upload_id)),
 });

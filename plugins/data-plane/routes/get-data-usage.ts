@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { defineRoute } from '../../../core/plugin/route.js';
-import { DataPlaneToken } from '../data-plane-token.js';
+import { DataAccessToken } from '../data-access.js';
+import { DataQuotasToken } from '../data-quotas.js';
 import { NamespaceQuery, UsageSchema } from './data-schemas.js';
 
 export const getDataUsage = defineRoute({
@@ -14,6 +15,6 @@ export const getDataUsage = defineRoute({
   request: { query: Type.Object({ namespace: NamespaceQuery }, { additionalProperties: false }) },
   responses: { 200: { description: 'Usage and quota.', schema: UsageSchema } },
   errors: ['INVALID_SHAPE'],
-  inject: { data: DataPlaneToken },
-  handler: async ({ query, caller }, { data }) => data.usage(caller, data.namespaceFor(caller, query.namespace)),
+  inject: { access: DataAccessToken, quotas: DataQuotasToken },
+  handler: async ({ query, caller }, { access, quotas }) => quotas.usage(caller, access.namespaceFor(caller, query.namespace)),
 });

@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { defineRoute } from '../../../core/plugin/route.js';
-import { DataPlaneToken } from '../data-plane-token.js';
+import { DataAccessToken } from '../data-access.js';
+import { DataUploadsToken } from '../data-uploads.js';
 import { parseDataPath } from '../data-path.js';
 import { HashSchema, NamespaceQuery, PathField, UploadStatusSchema } from './data-schemas.js';
 import { uploadStatus } from './upload-status.js';
@@ -37,10 +38,10 @@ export const initDataWrite = defineRoute({
   },
   responses: { 201: { description: 'The upload is open.', schema: UploadStatusSchema } },
   errors: ['INVALID_SHAPE', 'INVALID_PATH', 'IS_A_DIRECTORY', 'NOT_A_DIRECTORY', 'PRECONDITION_FAILED', 'PAYLOAD_TOO_LARGE', 'QUOTA_EXCEEDED', 'STORAGE_FULL'],
-  inject: { data: DataPlaneToken },
-  handler: async ({ body, caller }, { data }) => {
-    const namespace = data.namespaceFor(caller, body.namespace);
-    const meta = await data.initUpload(caller, namespace, { ...body, path: parseDataPath(body.path) });
+  inject: { access: DataAccessToken, uploads: DataUploadsToken },
+  handler: async ({ body, caller }, { access, uploads }) => {
+    const namespace = access.namespaceFor(caller, body.namespace);
+    const meta = await uploads.initUpload(caller, namespace, { ...body, path: parseDataPath(body.path) });
     return uploadStatus(meta);
   },
 });

@@ -1,7 +1,8 @@
 import { Type } from 'typebox';
 import { defineRoute } from '../../../core/plugin/route.js';
 import { LoomError } from '../../../core/errors/loom-error.js';
-import { DataPlaneToken } from '../data-plane-token.js';
+import { DataAccessToken } from '../data-access.js';
+import { TreeReadsToken } from '../tree-reads.js';
 import { parseDataPath, ROOT } from '../data-path.js';
 import { DataListingSchema, NamespaceQuery } from './data-schemas.js';
 import { nodeView } from './node-view.js';
@@ -33,12 +34,12 @@ export const listDataDirectory = defineRoute({
   },
   responses: { 200: { description: 'One page of the directory.', schema: DataListingSchema } },
   errors: ['INVALID_SHAPE', 'INVALID_PATH', 'PATH_NOT_FOUND', 'NOT_A_DIRECTORY'],
-  inject: { data: DataPlaneToken },
-  handler: async ({ query, caller }, { data }) => {
-    const namespace = data.namespaceFor(caller, query.namespace);
+  inject: { access: DataAccessToken, reads: TreeReadsToken },
+  handler: async ({ query, caller }, { access, reads }) => {
+    const namespace = access.namespaceFor(caller, query.namespace);
     const path = parseDataPath(query.path ?? ROOT);
     const limit = query.limit ?? 100;
-    const { entries, next, watermark } = await data.list(caller, namespace, path, query.cursor === undefined ? undefined : decodeCursor(query.cursor), limit);
+    const { entries, next, watermark } = await reads.list(caller, namespace, path, query.cursor === undefined ? undefined : decodeCursor(query.cursor), limit);
     return {
       object: 'list' as const,
       namespace,

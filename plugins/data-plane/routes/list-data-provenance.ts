@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { defineRoute } from '../../../core/plugin/route.js';
-import { DataPlaneToken } from '../data-plane-token.js';
+import { DataAccessToken } from '../data-access.js';
+import { TreeReadsToken } from '../tree-reads.js';
 import { parseDataPath, ROOT } from '../data-path.js';
 import { NamespaceQuery } from './data-schemas.js';
 
@@ -54,9 +55,9 @@ export const listDataProvenance = defineRoute({
     },
   },
   errors: ['INVALID_SHAPE', 'INVALID_PATH'],
-  inject: { data: DataPlaneToken },
-  handler: async ({ query, caller }, { data }) => {
-    const namespace = data.namespaceFor(caller, query.namespace);
-    return data.provenance(caller, namespace, parseDataPath(query.path ?? ROOT), Number(query.after ?? 0), query.limit ?? 100);
+  inject: { access: DataAccessToken, reads: TreeReadsToken },
+  handler: async ({ query, caller }, { access, reads }) => {
+    const namespace = access.namespaceFor(caller, query.namespace);
+    return reads.provenance(caller, namespace, parseDataPath(query.path ?? ROOT), Number(query.after ?? 0), query.limit ?? 100);
   },
 });

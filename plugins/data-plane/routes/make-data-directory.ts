@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { defineRoute } from '../../../core/plugin/route.js';
-import { DataPlaneToken } from '../data-plane-token.js';
+import { DataAccessToken } from '../data-access.js';
+import { TreeChangesToken } from '../tree-changes.js';
 import { parseDataPath } from '../data-path.js';
 import { DataChangeSchema, NamespaceQuery, PathField } from './data-schemas.js';
 
@@ -15,10 +16,10 @@ export const makeDataDirectory = defineRoute({
   request: { body: Type.Object({ path: PathField, namespace: NamespaceQuery }, { additionalProperties: false }) },
   responses: { 200: { description: 'Created, or already there.', schema: DataChangeSchema } },
   errors: ['INVALID_SHAPE', 'INVALID_PATH', 'PATH_EXISTS', 'NOT_A_DIRECTORY', 'FORBIDDEN', 'NAMESPACE_REJECTED'],
-  inject: { data: DataPlaneToken },
-  handler: async ({ body, caller }, { data }) => {
-    const namespace = data.namespaceFor(caller, body.namespace);
-    const { created, record } = await data.mkdir(caller, namespace, parseDataPath(body.path));
+  inject: { access: DataAccessToken, changes: TreeChangesToken },
+  handler: async ({ body, caller }, { access, changes }) => {
+    const namespace = access.namespaceFor(caller, body.namespace);
+    const { created, record } = await changes.mkdir(caller, namespace, parseDataPath(body.path));
     return { ok: true as const, namespace, changed: created, record_id: record?.record.id ?? null };
   },
 });

@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { defineRoute } from '../../../core/plugin/route.js';
-import { DataPlaneToken } from '../data-plane-token.js';
+import { DataAccessToken } from '../data-access.js';
+import { TreeChangesToken } from '../tree-changes.js';
 import { parseDataPath } from '../data-path.js';
 import { DataChangeSchema, NamespaceQuery, PathField } from './data-schemas.js';
 
@@ -15,10 +16,10 @@ export const moveDataNode = defineRoute({
   request: { body: Type.Object({ from: PathField, to: PathField, namespace: NamespaceQuery }, { additionalProperties: false }) },
   responses: { 200: { description: 'Moved.', schema: DataChangeSchema } },
   errors: ['INVALID_SHAPE', 'INVALID_PATH', 'PATH_NOT_FOUND', 'PATH_EXISTS', 'NOT_A_DIRECTORY', 'MOVE_INTO_ITSELF', 'FORBIDDEN', 'NAMESPACE_REJECTED'],
-  inject: { data: DataPlaneToken },
-  handler: async ({ body, caller }, { data }) => {
-    const namespace = data.namespaceFor(caller, body.namespace);
-    const record = await data.move(caller, namespace, parseDataPath(body.from, 'from'), parseDataPath(body.to, 'to'));
+  inject: { access: DataAccessToken, changes: TreeChangesToken },
+  handler: async ({ body, caller }, { access, changes }) => {
+    const namespace = access.namespaceFor(caller, body.namespace);
+    const record = await changes.move(caller, namespace, parseDataPath(body.from, 'from'), parseDataPath(body.to, 'to'));
     return { ok: true as const, namespace, changed: record !== null, record_id: record?.record.id ?? null };
   },
 });

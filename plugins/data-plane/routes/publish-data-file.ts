@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { defineRoute } from '../../../core/plugin/route.js';
-import { DataPlaneToken } from '../data-plane-token.js';
+import { DataAccessToken } from '../data-access.js';
+import { TreeChangesToken } from '../tree-changes.js';
 import { parseDataPath } from '../data-path.js';
 import { DataChangeSchema, NamespaceQuery, PathField } from './data-schemas.js';
 
@@ -20,11 +21,11 @@ export const publishDataFile = defineRoute({
   },
   responses: { 200: { description: 'Published.', schema: DataChangeSchema } },
   errors: ['INVALID_SHAPE', 'INVALID_PATH', 'PATH_NOT_FOUND', 'IS_A_DIRECTORY', 'FORBIDDEN', 'NAMESPACE_REJECTED'],
-  inject: { data: DataPlaneToken },
-  handler: async ({ body, caller }, { data }) => {
-    const namespace = data.namespaceFor(caller, body.namespace);
+  inject: { access: DataAccessToken, changes: TreeChangesToken },
+  handler: async ({ body, caller }, { access, changes }) => {
+    const namespace = access.namespaceFor(caller, body.namespace);
     const storageClass = body.storage_class ?? 'durable';
-    const record = await data.publish(caller, namespace, parseDataPath(body.path), storageClass);
+    const record = await changes.publish(caller, namespace, parseDataPath(body.path), storageClass);
     return { ok: true as const, namespace, changed: true, record_id: record.record.id, storage_class: storageClass };
   },
 });

@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { defineRoute } from '../../../core/plugin/route.js';
-import { DataPlaneToken } from '../data-plane-token.js';
+import { DataAccessToken } from '../data-access.js';
+import { TreeChangesToken } from '../tree-changes.js';
 import { parseDataPath } from '../data-path.js';
 import { DataChangeSchema, NamespaceQuery, PathField } from './data-schemas.js';
 
@@ -16,10 +17,10 @@ export const removeDataNode = defineRoute({
   request: { body: Type.Object({ path: PathField, recursive: Type.Optional(Type.Boolean({ default: false })), namespace: NamespaceQuery }, { additionalProperties: false }) },
   responses: { 200: { description: 'Removed; `removed` counts the nodes.', schema: DataChangeSchema } },
   errors: ['INVALID_SHAPE', 'INVALID_PATH', 'PATH_NOT_FOUND', 'DIRECTORY_NOT_EMPTY', 'FORBIDDEN', 'NAMESPACE_REJECTED'],
-  inject: { data: DataPlaneToken },
-  handler: async ({ body, caller }, { data }) => {
-    const namespace = data.namespaceFor(caller, body.namespace);
-    const { record, removed } = await data.remove(caller, namespace, parseDataPath(body.path), body.recursive ?? false);
+  inject: { access: DataAccessToken, changes: TreeChangesToken },
+  handler: async ({ body, caller }, { access, changes }) => {
+    const namespace = access.namespaceFor(caller, body.namespace);
+    const { record, removed } = await changes.remove(caller, namespace, parseDataPath(body.path), body.recursive ?? false);
     return { ok: true as const, namespace, changed: true, record_id: record.record.id, removed };
   },
 });

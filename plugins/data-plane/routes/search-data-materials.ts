@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { defineRoute } from '../../../core/plugin/route.js';
-import { DataPlaneToken } from '../data-plane-token.js';
+import { DataAccessToken } from '../data-access.js';
+import { TreeReadsToken } from '../tree-reads.js';
 import { DataNodeSchema, NamespaceQuery } from './data-schemas.js';
 import { nodeView } from './node-view.js';
 
@@ -26,10 +27,10 @@ export const searchDataMaterials = defineRoute({
     },
   },
   errors: ['INVALID_SHAPE'],
-  inject: { data: DataPlaneToken },
-  handler: async ({ query, caller }, { data }) => {
-    const namespace = data.namespaceFor(caller, query.namespace);
-    const found = await data.materials(caller, namespace, query.q, query.limit ?? 20);
+  inject: { access: DataAccessToken, reads: TreeReadsToken },
+  handler: async ({ query, caller }, { access, reads }) => {
+    const namespace = access.namespaceFor(caller, query.namespace);
+    const found = await reads.materials(caller, namespace, query.q, query.limit ?? 20);
     return { object: 'list' as const, namespace, q: query.q ?? '', data: found.map((node) => nodeView(namespace, node)) };
   },
 });

@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { defineRoute } from '../../../core/plugin/route.js';
-import { DataPlaneToken } from '../data-plane-token.js';
+import { DataAccessToken } from '../data-access.js';
+import { TreeReadsToken } from '../tree-reads.js';
 import { parseDataPath } from '../data-path.js';
 import { DataNodeSchema, NamespaceQuery, PathField } from './data-schemas.js';
 import { nodeView } from './node-view.js';
@@ -16,9 +17,9 @@ export const statDataNode = defineRoute({
   request: { query: Type.Object({ path: PathField, namespace: NamespaceQuery }, { additionalProperties: false }) },
   responses: { 200: { description: 'The node.', schema: DataNodeSchema } },
   errors: ['INVALID_SHAPE', 'INVALID_PATH', 'PATH_NOT_FOUND'],
-  inject: { data: DataPlaneToken },
-  handler: async ({ query, caller }, { data }) => {
-    const namespace = data.namespaceFor(caller, query.namespace);
-    return nodeView(namespace, await data.stat(caller, namespace, parseDataPath(query.path)));
+  inject: { access: DataAccessToken, reads: TreeReadsToken },
+  handler: async ({ query, caller }, { access, reads }) => {
+    const namespace = access.namespaceFor(caller, query.namespace);
+    return nodeView(namespace, await reads.stat(caller, namespace, parseDataPath(query.path)));
   },
 });

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { defineRoute } from '../../../core/plugin/route.js';
-import { DataPlaneToken } from '../data-plane-token.js';
+import { DataUploadsToken } from '../data-uploads.js';
 import { UploadStatusSchema } from './data-schemas.js';
 import { uploadStatus } from './upload-status.js';
 
@@ -26,6 +26,6 @@ export const uploadDataChunk = defineRoute({
   },
   responses: { 200: { description: 'Stored; the upload’s progress.', schema: UploadStatusSchema } },
   errors: ['UPLOAD_NOT_FOUND', 'INVALID_CONTENT_RANGE', 'CONTENT_LENGTH_MISMATCH', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'QUOTA_EXCEEDED', 'STORAGE_FULL'],
-  inject: { data: DataPlaneToken },
-  handler: async ({ params, headers, raw, caller }, { data }) => uploadStatus(await data.putChunk(caller, params.upload_id, headers['content-range'], raw)),
+  inject: { uploads: DataUploadsToken },
+  handler: async ({ params, headers, raw, caller }, { uploads }) => uploadStatus(await uploads.putChunk(caller, params.upload_id, headers['content-range'], raw)),
 });

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { LoomError } from '../../../core/errors/loom-error.js';
 import { RecordReaderToken } from '../../../core/engine/record-reader.js';
-import { ROLLUP_FOLD } from '../../../core/folds/named/rollup.js';
+import { ROLLUP_FOLD } from '../named/rollup.js';
 import { conditionalReply, NOT_MODIFIED } from '../../../core/plugin/conditional-reply.js';
 import { defineRoute } from '../../../core/plugin/route.js';
 import { FoldAnswerSchema } from '../../../core/plugin/shared-schemas.js';

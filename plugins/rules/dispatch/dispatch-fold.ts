@@ -7,7 +7,9 @@
  * TICK notes drift once per dispatch. Closed dispatches are kept for the
  * latest 1000; per-trigger firing history (count, last firing) for all.
  */
+import { token } from '../../../core/di/token.js';
 import type { Fold } from '../../../core/folds/fold.js';
+import type { OwnFold } from '../../../core/plugin/own-fold.js';
 import type { JsonObject } from '../../../core/records/json.js';
 import { ENGINE_ACTOR, KIND_DISPATCH, KIND_DISPATCH_FAILED, KIND_DRIFT, KIND_TRIGGER_OUTCOME, originKey, type DispatchBudget, type DispatchOrigin } from './dispatch-kinds.js';
 
@@ -188,3 +190,6 @@ export const dispatchFold: Fold<DispatchState, DispatchSummary> = {
     };
   },
 };
+
+/** The dispatches fold as this plugin registered it (its state and watermark). */
+export const DispatchFoldToken = token<OwnFold<DispatchState>>('rules.DispatchFold');

@@ -11,7 +11,9 @@ import type { JsonObject } from '../../../core/records/json.js';
 import { dispatchThreadId, isThreadId } from '../../../core/records/thread-id.js';
 import { namespaceOf } from '../../../storage/contract/stored-record.js';
 import { DEFAULT_BUDGET, KIND_DISPATCH } from '../dispatch/dispatch-kinds.js';
-import { RulesRuntimeToken } from '../rules-runtime.js';
+import { ClockToken } from '../../../core/engine/clock.js';
+import { AdapterRegistryToken } from '../dispatch/adapter.js';
+import { DispatcherToken } from '../dispatch/dispatcher.js';
 
 export const DispatchSchema = Type.Object(
   {
@@ -61,18 +63,18 @@ export const createDispatch = defineRoute({
   },
   responses: { 201: { description: 'Written and queued for delivery.', schema: DispatchSchema } },
   errors: ['INVALID_SHAPE', 'NOT_FOUND', 'FORBIDDEN', 'NAMESPACE_REJECTED', 'DID_CLAIM_DENIED', 'DISPATCH_QUEUE_FULL'],
-  inject: { runtime: RulesRuntimeToken, writer: RecordWriterToken, reader: RecordReaderToken },
-  handler: async ({ body, caller }, { runtime, writer, reader }) => {
+  inject: { dispatcher: DispatcherToken, adapters: AdapterRegistryToken, clock: ClockToken, writer: RecordWriterToken, reader: RecordReaderToken },
+  handler: async ({ body, caller }, { dispatcher, adapters, clock, writer, reader }) => {
     const targetError = didSyntaxError(body.actor_did);
     if (targetError) throw new LoomError('INVALID_SHAPE', `actor_did ${targetError}`);
     if (!isThreadId(body.thread_id)) throw new LoomError('INVALID_SHAPE', 'thread_id must be th_ followed by 64 lowercase hex characters, or a reserved thread');
     const first = await reader.listByThread(caller, body.thread_id, { limit: 1 });
     const parent = first.items[0];
     if (!parent) throw new LoomError('NOT_FOUND', `thread ${body.thread_id} has no records you can read`);
-    if (!runtime.dispatcher.hasRoom) throw new LoomError('DISPATCH_QUEUE_FULL', 'the dispatch queue is full; retry shortly (GET /v1/engine/health shows its depth)');
+    if (!dispatcher.hasRoom) throw new LoomError('DISPATCH_QUEUE_FULL', 'the dispatch queue is full; retry shortly (GET /v1/engine/health shows its depth)');
     const budget = { max_cost_usd: body.budget?.max_cost_usd ?? DEFAULT_BUDGET.max_cost_usd, max_duration_secs: body.budget?.max_duration_secs ?? DEFAULT_BUDGET.max_duration_secs };
-    const dispatchedAt = new Date(runtime.now()).toISOString();
-    const adapter = runtime.adapters.select(body.actor_did);
+    const dispatchedAt = new Date(clock()).toISOString();
+    const adapter = adapters.select(body.actor_did);
     const namespace = namespaceOf(parent.record);
     const dispatch: JsonObject = {
       kind: KIND_DISPATCH,
@@ -89,7 +91,7 @@ export const createDispatch = defineRoute({
     if (namespace !== 'default') dispatch['namespace'] = namespace;
     const thread = dispatchThreadId(body.thread_id, body.actor_did, dispatchedAt);
     const { stored } = await writer.appendAs(caller, { thread, act: 'DO', body: dispatch });
-    if (!runtime.dispatcher.offerDelivery(stored.record)) {
+    if (!dispatcher.offerDelivery(stored.record)) {
       // The record stands (a fact); TICK will report it as drift if nobody picks it up.
       throw new LoomError('DISPATCH_QUEUE_FULL', `dispatch ${stored.record.id} was recorded but its delivery could not be queued; the target can still find it on ${thread}`);
     }

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { defineRoute } from '../../../core/plugin/route.js';
-import { RulesRuntimeToken } from '../rules-runtime.js';
+import { EngineHealthToken } from '../engine-health.js';
 
 const Counter = Type.Integer({ minimum: 0 });
 const When = Type.Union([Type.String({ format: 'date-time' }), Type.Null()]);
@@ -73,28 +73,6 @@ export const getEngineHealth = defineRoute({
   auth: { scope: 'config:read' },
   responses: { 200: { description: 'Engine health counters.', schema: EngineHealthSchema } },
   errors: [],
-  inject: { runtime: RulesRuntimeToken },
-  handler: (_input, { runtime }) => {
-    const dispatch = runtime.dispatcher.stats();
-    const t = runtime.telemetry;
-    const recentError = t.lastError !== null && Date.parse(t.lastError.at) > Date.now() - runtime.tickLoop.interval;
-    return {
-      object: 'engine_health' as const,
-      status: dispatch.queue_depth > dispatch.queue_capacity * 0.8 || recentError ? ('degraded' as const) : ('ok' as const),
-      uptime_secs: Math.floor((Date.now() - t.startedAt) / 1000),
-      reconcile: { considered: runtime.reconcile.considered, routed: runtime.reconcile.routed, ...dispatch, checkpoint: runtime.reconcile.checkpoint() },
-      tick: { interval_secs: runtime.tickLoop.interval / 1000, runs: runtime.tickLoop.runs, last_run_at: runtime.tickLoop.lastRunAt, drift_noted: runtime.drift.noted },
-      cron: { hourly_last_run_at: runtime.scheduler.hourlyLastRunAt, daily_last_run_at: runtime.scheduler.dailyLastRunAt, jobs: runtime.maintenance.list() },
-      triggers: { loaded: runtime.triggers().length, firings: t.triggerFirings, suppressions: { ...t.triggerSuppressions } },
-      permissions: {
-        enabled: runtime.permissions.enabled(),
-        rules: runtime.permissions.ordered().length,
-        denials: t.permissionDenials,
-        evaluation_errors: t.permissionEvaluationErrors,
-      },
-      routing: { rules: Object.values(runtime.config.keyed(runtime.routingTopic)).filter((rule) => rule.enabled).length, evaluation_errors: t.routingEvaluationErrors },
-      expression_cache: runtime.cache.stats(),
-      errors: { count: t.errors, last: t.lastError },
-    };
-  },
+  inject: { health: EngineHealthToken },
+  handler: (_input, { health }) => health.report(),
 });

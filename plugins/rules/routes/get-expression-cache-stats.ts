@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { defineRoute } from '../../../core/plugin/route.js';
-import { RulesRuntimeToken } from '../rules-runtime.js';
+import { ExpressionCacheToken } from '../cel/expression-cache.js';
 
 const Counter = Type.Integer({ minimum: 0 });
 
@@ -21,6 +21,6 @@ export const getExpressionCacheStats = defineRoute({
     },
   },
   errors: [],
-  inject: { runtime: RulesRuntimeToken },
-  handler: (_input, { runtime }) => runtime.cache.stats(),
+  inject: { cache: ExpressionCacheToken },
+  handler: (_input, { cache }) => cache.stats(),
 });

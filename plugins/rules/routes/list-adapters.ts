@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { defineRoute } from '../../../core/plugin/route.js';
-import { RulesRuntimeToken } from '../rules-runtime.js';
+import { AdapterRegistryToken } from '../dispatch/adapter.js';
 
 export const listAdapters = defineRoute({
   operationId: 'listAdapters',
@@ -19,6 +19,6 @@ export const listAdapters = defineRoute({
     },
   },
   errors: [],
-  inject: { runtime: RulesRuntimeToken },
-  handler: (_input, { runtime }) => ({ object: 'list' as const, data: runtime.adapters.list() }),
+  inject: { adapters: AdapterRegistryToken },
+  handler: (_input, { adapters }) => ({ object: 'list' as const, data: adapters.list() }),
 });

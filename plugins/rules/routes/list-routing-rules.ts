@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { defineRoute } from '../../../core/plugin/route.js';
-import { RulesRuntimeToken } from '../rules-runtime.js';
+import { RoutingRulesToken } from '../routing-rules.js';
 
 export const RoutingRuleSchema = Type.Object(
   {
@@ -27,10 +27,10 @@ export const listRoutingRules = defineRoute({
   auth: { scope: 'config:read' },
   responses: { 200: { description: 'Evaluation order: first match wins.', schema: Type.Object({ object: Type.Literal('list'), data: Type.Array(RoutingRuleSchema) }, { $id: 'RoutingRuleList' }) } },
   errors: [],
-  inject: { runtime: RulesRuntimeToken },
-  handler: (_input, { runtime }) => ({
+  inject: { routingRules: RoutingRulesToken },
+  handler: (_input, { routingRules }) => ({
     object: 'list' as const,
-    data: Object.values(runtime.config.keyed(runtime.routingTopic))
+    data: routingRules.all()
       .sort((a, b) => Number(b.enabled) - Number(a.enabled) || b.priority - a.priority || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
       .map((rule) => ({ ...rule })),
   }),

@@ -1,6 +1,9 @@
 import { Type } from 'typebox';
 import { defineRoute } from '../../../core/plugin/route.js';
-import { RulesRuntimeToken } from '../rules-runtime.js';
+import { ClockToken } from '../../../core/engine/clock.js';
+import { DispatchFoldToken } from '../dispatch/dispatch-fold.js';
+import { CompiledTriggersToken } from '../triggers/compiled-triggers.js';
+import { TriggerGovernorToken } from '../triggers/trigger-governor.js';
 
 export const listTriggers = defineRoute({
   operationId: 'listTriggers',
@@ -44,19 +47,19 @@ export const listTriggers = defineRoute({
     },
   },
   errors: [],
-  inject: { runtime: RulesRuntimeToken },
-  handler: (_input, { runtime }) => {
-    const history = runtime.dispatches().triggers;
-    const now = new Date(runtime.now());
+  inject: { triggers: CompiledTriggersToken, dispatches: DispatchFoldToken, governor: TriggerGovernorToken, clock: ClockToken },
+  handler: (_input, { triggers, dispatches, governor, clock }) => {
+    const history = dispatches.state().triggers;
+    const now = new Date(clock());
     return {
       object: 'list' as const,
-      data: [...runtime.triggers()]
+      data: [...triggers.inForce()]
         .sort((a, b) => (a.name < b.name ? -1 : 1))
         .map(({ pattern: _pattern, cron, sequence: _sequence, ...trigger }) => ({
           ...trigger,
           firings: history.get(trigger.name)?.firings ?? 0,
           last_fired_at: history.get(trigger.name)?.last_fired_at ?? null,
-          open_firings: runtime.governor.openFirings(trigger.name),
+          open_firings: governor.openFirings(trigger.name),
           next_run_at: cron?.nextRun(now)?.toISOString() ?? null,
         })),
     };

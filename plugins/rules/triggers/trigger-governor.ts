@@ -7,6 +7,7 @@
  * record that arrived before the first dispatch was written. After a restart
  * the history comes back from the dispatches fold.
  */
+import { token } from '../../../core/di/token.js';
 import type { DispatchState } from '../dispatch/dispatch-fold.js';
 import type { EventTrigger } from '../topics.js';
 
@@ -55,3 +56,5 @@ export class TriggerGovernor {
     else this.pending.set(name, left);
   }
 }
+
+export const TriggerGovernorToken = token<TriggerGovernor>('rules.TriggerGovernor');

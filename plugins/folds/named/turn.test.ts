@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { replayFold } from '../fold.js';
+import { replayFold } from '../../../core/folds/fold.js';
 import { ALICE, BOB, CAROL, checkBatchSplits, TestLog, TH_1, TH_2 } from '../../../test/helpers/test-log.js';
 import { turnFold, TURN_WINDOW, type TurnValue } from './turn.js';
 

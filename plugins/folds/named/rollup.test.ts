@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { replayFold } from '../fold.js';
+import { replayFold } from '../../../core/folds/fold.js';
 import { rollupFold, ROLLUP_RECENT, type RollupValue } from './rollup.js';
 import { taskListFold } from './task-list.js';
 import { ALICE, BOB, CAROL, checkBatchSplits, scenarioArbitrary, scenarioLog, TestLog, TH_1, TH_2 } from '../../../test/helpers/test-log.js';

@@ -8,10 +8,10 @@
  * cancelled item also carries `corrected_by` / `cancelled_by`). Every list
  * is bounded; each record is applied in O(1).
  */
-import type { LoomRecord } from '../../records/record.js';
-import type { Fold } from '../fold.js';
-import { cancelledBy, correctionFields, mayCorrect, supersededBy } from '../corrections.js';
-import { participantRows, threadStateFold, type ParticipantState, type ThreadState, type ThreadStateValue } from '../thread-state.js';
+import type { LoomRecord } from '../../../core/records/record.js';
+import type { Fold } from '../../../core/folds/fold.js';
+import { cancelledBy, correctionFields, mayCorrect, supersededBy } from '../../../core/folds/corrections.js';
+import { participantRows, threadStateFold, type ParticipantState, type ThreadState, type ThreadStateValue } from '../../../core/folds/thread-state.js';
 import { clip, recordText, textField } from './record-text.js';
 import { applyToTaskBook, newTaskBook, taskCopy, type TaskBook, type TaskCounts, type TaskItem } from './task-book.js';
 import { turnRecord, type TurnRecord } from './turn.js';

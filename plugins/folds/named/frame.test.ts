@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { replayFold } from '../fold.js';
+import { replayFold } from '../../../core/folds/fold.js';
 import { frameFold, FRAME_RECORDS, type FrameValue } from './frame.js';
 import { ALICE, BOB, CAROL, checkBatchSplits, TestLog, TH_1 } from '../../../test/helpers/test-log.js';
 

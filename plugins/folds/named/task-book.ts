@@ -12,7 +12,7 @@
  * - A KNOW with a `verdict` whose `fulfills` (else its `judged_by`) names the
  *   task or its completion judges it: a success word (`accept`, `pass`, ...)
  *   → `approved`, a failure word (`reject`, `fail`, ...) → `rejected`, the
- *   words trust counts (./verdict-outcome.ts); any other word is kept as the
+ *   words trust counts (core/folds/verdict-outcome.ts); any other word is kept as the
  *   verdict and leaves the state.
  *   A verdict by the actor who wrote the completion is self-judgment and
  *   changes nothing (as trust ignores it).
@@ -29,11 +29,11 @@
  * of the others only the latest `closedKept` to leave `open` (older ones are
  * dropped from the list, stay counted, and their later follow-ups are ignored).
  */
-import type { JsonObject, JsonValue } from '../../records/json.js';
-import type { LoomRecord } from '../../records/record.js';
-import { cancelledBy, correctionFields, mayCorrect, supersededBy } from '../corrections.js';
+import type { JsonObject, JsonValue } from '../../../core/records/json.js';
+import type { LoomRecord } from '../../../core/records/record.js';
+import { cancelledBy, correctionFields, mayCorrect, supersededBy } from '../../../core/folds/corrections.js';
 import { clip, textField } from './record-text.js';
-import { verdictOutcome } from './verdict-outcome.js';
+import { verdictOutcome } from '../../../core/folds/verdict-outcome.js';
 
 export const TASK_STATES = ['open', 'done', 'approved', 'rejected', 'cancelled'] as const;
 export type TaskState = (typeof TASK_STATES)[number];

@@ -8,9 +8,9 @@
  * cancellations). Counters and bounded lists only, so each record is applied
  * in O(1); the value reads them out.
  */
-import type { Act } from '../../records/acts.js';
-import type { Fold } from '../fold.js';
-import { cancelledBy, supersededBy } from '../corrections.js';
+import type { Act } from '../../../core/records/acts.js';
+import type { Fold } from '../../../core/folds/fold.js';
+import { cancelledBy, supersededBy } from '../../../core/folds/corrections.js';
 import { applyToTaskBook, loadTaskBook, newTaskBook, saveTaskBook, type TaskBook, type TaskCounts } from './task-book.js';
 import { applyToTimeline, entryText, loadTimeline, newTimeline, saveTimeline, timelineEntries, type TimelineState } from './timeline.js';
 import { newTopCounts, noteCount, type TopCounts } from './top-counts.js';

@@ -6,7 +6,7 @@
  * tasks that left open; the counts cover every task ever opened. Records on
  * reserved and system threads are skipped.
  */
-import type { Fold } from '../fold.js';
+import type { Fold } from '../../../core/folds/fold.js';
 import { applyToTaskBook, loadTaskBook, newTaskBook, saveTaskBook, taskCopy, type TaskBook, type TaskCounts, type TaskItem } from './task-book.js';
 
 export const TASK_LIST_FOLD = 'task_list';

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { replayFold } from '../fold.js';
+import { replayFold } from '../../../core/folds/fold.js';
 import { applyToTaskBook, newTaskBook } from './task-book.js';
 import { taskListFold, type TaskListValue } from './task-list.js';
 import { ALICE, BOB, CAROL, checkBatchSplits, TestLog, TH_2 } from '../../../test/helpers/test-log.js';

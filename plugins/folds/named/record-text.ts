@@ -3,7 +3,7 @@
  * show: the first non-empty text field, else a few telling markers, else
  * the body's JSON; capped so a fold's memory per record stays small.
  */
-import type { JsonObject, JsonValue } from '../../records/json.js';
+import type { JsonObject, JsonValue } from '../../../core/records/json.js';
 
 const TEXT_FIELDS = ['goal', 'text', 'content', 'message', 'summary', 'observation', 'insight', 'rule', 'reason', 'result', 'response', 'title'];
 

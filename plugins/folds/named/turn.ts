@@ -7,9 +7,9 @@
  * ones; page GET /v1/records for the whole thread), so a long thread costs
  * bounded memory and each record is applied in O(1).
  */
-import type { Act } from '../../records/acts.js';
-import type { JsonObject } from '../../records/json.js';
-import type { Fold } from '../fold.js';
+import type { Act } from '../../../core/records/acts.js';
+import type { JsonObject } from '../../../core/records/json.js';
+import type { Fold } from '../../../core/folds/fold.js';
 import { applyToTimeline, entryText, groupTurns, newTimeline, timelineEntries, windowSize, type TimelineEntry, type TimelineState, type Turn } from './timeline.js';
 
 export const TURN_FOLD = 'turn';

@@ -6,10 +6,10 @@
  * form a turn), so turn numbers stay those of the whole thread when the
  * window drops its oldest records. Each apply is O(1) amortised.
  */
-import type { Act } from '../../records/acts.js';
-import type { JsonObject } from '../../records/json.js';
-import type { LoomRecord } from '../../records/record.js';
-import { cancelledBy, correctedBody, mayCorrect, supersededBy } from '../corrections.js';
+import type { Act } from '../../../core/records/acts.js';
+import type { JsonObject } from '../../../core/records/json.js';
+import type { LoomRecord } from '../../../core/records/record.js';
+import { cancelledBy, correctedBody, mayCorrect, supersededBy } from '../../../core/folds/corrections.js';
 import { recordText } from './record-text.js';
 
 export interface TimelineEntry {

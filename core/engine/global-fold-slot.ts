@@ -1,0 +1,19 @@
+/**
+ * What the fold engine keeps per global fold: its state, the sequence it
+ * covers and the bookkeeping its checkpoints need.
+ */
+import type { AnyFold } from '../folds/fold.js';
+
+export interface GlobalFoldSlot {
+  readonly fold: AnyFold;
+  state: unknown;
+  watermark: number;
+  /** Id of the record at `watermark` (null at 0): a checkpoint's proof that the log it covers is this log. */
+  anchor: string | null;
+  /** Records applied since the last checkpoint. */
+  sinceCheckpoint: number;
+  lastCheckpointAt: number;
+  /** How long the last checkpoint took to serialise (the event loop waits for it). */
+  serialiseMs: number;
+  readonly watchers: Set<(value: unknown) => void>;
+}

@@ -1,0 +1,58 @@
+/**
+ * Thread folds, computed on demand and cached: each read applies only the
+ * records that arrived since the cached watermark, so a cached value is
+ * always the full replay of the thread (tested). Least recently used states
+ * are dropped beyond the cache size.
+ */
+import type { AnyFold } from '../folds/fold.js';
+import type { RecordStore } from '../../storage/contract/record-store.js';
+
+export interface ThreadFoldSlot {
+  state: unknown;
+  watermark: number;
+}
+
+export class ThreadFoldCache {
+  private readonly slots = new Map<string, ThreadFoldSlot>();
+  private readonly inFlight = new Map<string, Promise<ThreadFoldSlot>>();
+
+  constructor(
+    private readonly store: RecordStore,
+    private readonly size: number,
+  ) {}
+
+  /** The fold's state over the thread, up to date with the store. */
+  get(fold: AnyFold, thread: string): Promise<ThreadFoldSlot> {
+    const key = `${fold.name}\u0000${thread}`;
+    // One refresh per key at a time: states are updated in place.
+    const running = this.inFlight.get(key);
+    if (running) return running;
+    const refresh = this.refresh(fold, thread, key).finally(() => this.inFlight.delete(key));
+    this.inFlight.set(key, refresh);
+    return refresh;
+  }
+
+  private async refresh(fold: AnyFold, thread: string, key: string): Promise<ThreadFoldSlot> {
+    let slot = this.slots.get(key);
+    if (slot) {
+      this.slots.delete(key); // re-insert below: Map order is the LRU order
+    } else {
+      slot = { state: fold.initial(thread), watermark: 0 };
+    }
+    let after = slot.watermark;
+    for (;;) {
+      const page = await this.store.listByThread(thread, { after, limit: 1000 });
+      for (const stored of page.items) {
+        slot.state = fold.apply(slot.state, stored);
+        slot.watermark = stored.sequence;
+      }
+      if (page.nextAfter === null) break;
+      after = page.nextAfter;
+    }
+    this.slots.set(key, slot);
+    while (this.slots.size > this.size) {
+      this.slots.delete(this.slots.keys().next().value!);
+    }
+    return slot;
+  }
+}
