@@ -10,7 +10,7 @@ import { parseArgs } from 'node:util';
 import type { ConsentGrant } from '../../../sdk/index.js';
 import { TH_CONSENT } from '../../../core/records/reserved-threads.js';
 import { CliError } from '../../../command/cli-error.js';
-import { emitRecord, nextClock } from '../ledger/records.js';
+import { emitRecord, nextClock } from '../ledger/emit-record.js';
 import { call, clientContext, COMMON_OPTIONS, defaultActor, isHelp, parseListOption, print, type ClientContext, type Command } from '../../kit/context.js';
 import { didArgument, integerOption, refuseForeignOptions, shortId } from '../../kit/options.js';
 import { textTable } from '../../kit/text-table.js';
