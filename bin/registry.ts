@@ -42,8 +42,8 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: 'namespace', load: async () => (await import('../cli/commands/ledger/namespace.js')).namespace },
   legacy('fold', 'fold answers, verified', async () => { const m = await import('../cli/commands/folds/fold.js'); return { usage: m.FOLD_USAGE, run: m.fold }; }),
   legacy('trust', 'trust scores', async () => { const m = await import('../cli/commands/trust/trust.js'); return { usage: m.TRUST_USAGE, run: m.trust }; }),
-  legacy('actors', 'the actor registry', async () => { const m = await import('../cli/commands/actors/actors.js'); return { usage: m.ACTORS_USAGE, run: m.actors }; }),
-  legacy('graph', 'the record graph', async () => { const m = await import('../cli/commands/graph/graph.js'); return { usage: m.GRAPH_USAGE, run: m.graph }; }),
+  { name: 'actors', load: async () => (await import('../cli/commands/actors/actors.js')).actors },
+  { name: 'graph', load: async () => (await import('../cli/commands/graph/graph.js')).graph },
   legacy('data', 'the data plane: files and blobs', async () => { const m = await import('../cli/commands/data-plane/data.js'); return { usage: m.DATA_USAGE, run: m.data }; }),
   legacy('search', 'semantic search', async () => { const m = await import('../cli/commands/search/search.js'); return { usage: m.SEARCH_USAGE, run: m.search }; }),
   legacy('find', 'full-text find', async () => { const m = await import('../cli/commands/search/search.js'); return { usage: m.SEARCH_USAGE, run: m.find }; }),
@@ -53,8 +53,8 @@ export const COMMANDS: readonly CommandEntry[] = [
   legacy('import', 'an export file into a server or a data directory', async () => { const m = await import('../cli/commands/portability/portability.js'); return { usage: m.PORTABILITY_USAGE, run: m.importCommand }; }),
   legacy('backup', "a running server's online backup", async () => { const m = await import('../cli/commands/portability/portability.js'); return { usage: m.PORTABILITY_USAGE, run: m.backupCommand }; }),
   legacy('restore', 'a backup into an empty data directory', async () => { const m = await import('../cli/commands/portability/portability.js'); return { usage: m.PORTABILITY_USAGE, run: m.restoreCommand }; }),
-  legacy('sync', 'federation pairs', async () => { const m = await import('../cli/commands/federation/sync.js'); return { usage: m.SYNC_USAGE, run: m.sync }; }),
-  legacy('consent', 'federation consent', async () => { const m = await import('../cli/commands/federation/consent.js'); return { usage: m.CONSENT_USAGE, run: m.consent }; }),
+  { name: 'sync', load: async () => (await import('../cli/commands/federation/sync.js')).sync },
+  { name: 'consent', load: async () => (await import('../cli/commands/federation/consent.js')).consent },
 ];
 
 export function findCommand(name: string): CommandEntry | undefined {
