@@ -5,23 +5,12 @@
  * server's modules (drivers, plugins, Hapi) made every client command take
  * about a second longer when loaded eagerly.
  */
-import { argvCommand, type Command } from '../command/define-command.js';
+import type { Command } from '../command/define-command.js';
 
 export interface CommandEntry {
   readonly name: string;
   load(): Promise<Command>;
 }
-
-type Legacy = (argv: string[]) => Promise<void>;
-
-/** A command whose module still parses its own subcommands (argvCommand), with its name and usage. */
-const legacy = (name: string, summary: string, load: () => Promise<{ usage: string; run: Legacy }>): CommandEntry => ({
-  name,
-  load: async () => {
-    const { usage, run } = await load();
-    return argvCommand(name, summary, usage, run);
-  },
-});
 
 export const COMMANDS: readonly CommandEntry[] = [
   { name: 'serve', load: async () => (await import('../server/commands/serve.js')).serve },
@@ -44,15 +33,15 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: 'trust', load: async () => (await import('../cli/commands/trust/trust.js')).trust },
   { name: 'actors', load: async () => (await import('../cli/commands/actors/actors.js')).actors },
   { name: 'graph', load: async () => (await import('../cli/commands/graph/graph.js')).graph },
-  legacy('data', 'the data plane: files and blobs', async () => { const m = await import('../cli/commands/data-plane/data.js'); return { usage: m.DATA_USAGE, run: m.data }; }),
-  legacy('search', 'semantic search', async () => { const m = await import('../cli/commands/search/search.js'); return { usage: m.SEARCH_USAGE, run: m.search }; }),
-  legacy('find', 'full-text find', async () => { const m = await import('../cli/commands/search/search.js'); return { usage: m.SEARCH_USAGE, run: m.find }; }),
-  legacy('embed', 'embedding runs', async () => { const m = await import('../cli/commands/search/search.js'); return { usage: m.SEARCH_USAGE, run: m.embed }; }),
-  legacy('embedding-provider', 'the embedding provider', async () => { const m = await import('../cli/commands/search/search.js'); return { usage: m.SEARCH_USAGE, run: m.embeddingProvider }; }),
-  legacy('export', 'the log as a portable NDJSON file', async () => { const m = await import('../cli/commands/portability/portability.js'); return { usage: m.PORTABILITY_USAGE, run: m.exportCommand }; }),
-  legacy('import', 'an export file into a server or a data directory', async () => { const m = await import('../cli/commands/portability/portability.js'); return { usage: m.PORTABILITY_USAGE, run: m.importCommand }; }),
-  legacy('backup', "a running server's online backup", async () => { const m = await import('../cli/commands/portability/portability.js'); return { usage: m.PORTABILITY_USAGE, run: m.backupCommand }; }),
-  legacy('restore', 'a backup into an empty data directory', async () => { const m = await import('../cli/commands/portability/portability.js'); return { usage: m.PORTABILITY_USAGE, run: m.restoreCommand }; }),
+  { name: 'data', load: async () => (await import('../cli/commands/data-plane/data.js')).data },
+  { name: 'search', load: async () => (await import('../cli/commands/search/search.js')).search },
+  { name: 'find', load: async () => (await import('../cli/commands/search/search.js')).find },
+  { name: 'embed', load: async () => (await import('../cli/commands/search/search.js')).embed },
+  { name: 'embedding-provider', load: async () => (await import('../cli/commands/search/search.js')).embeddingProvider },
+  { name: 'export', load: async () => (await import('../cli/commands/portability/portability.js')).exportCommand },
+  { name: 'import', load: async () => (await import('../cli/commands/portability/portability.js')).importCommand },
+  { name: 'backup', load: async () => (await import('../cli/commands/portability/portability.js')).backupCommand },
+  { name: 'restore', load: async () => (await import('../cli/commands/portability/portability.js')).restoreCommand },
   { name: 'sync', load: async () => (await import('../cli/commands/federation/sync.js')).sync },
   { name: 'consent', load: async () => (await import('../cli/commands/federation/consent.js')).consent },
 ];

@@ -1,11 +1,15 @@
 /**
  * A `loom` command, declared once (as defineRoute declares a route): its
- * name, a one-line summary, its usage text, its options (type, default,
- * help), whether it takes positional arguments and `--json`, and a run
- * function that receives the parsed options and a context. The declaration
- * is the one input to parsing, `--help` and the command list of `loom
- * --help` (bin/registry.ts), so no command writes its own parseArgs or help
- * boilerplate. Parsing is strict: an unknown option is a usage error (exit 2).
+ * name, a one-line summary, its usage text, and either its options, its
+ * positional arguments and a run function, or its subcommands, each with its
+ * own summary, options, arguments and run. The declaration is the one input
+ * to parsing, `--help` and the command list of `loom --help`
+ * (bin/registry.ts), so no command writes its own parseArgs or help
+ * boilerplate. Parsing is strict: an unknown option is a usage error (exit
+ * 2), an option of another subcommand is refused by name, and an unknown
+ * subcommand is refused with the usage (exit 2). `loom <command> --help`
+ * prints the usage text; `loom <command> <sub> --help` the subcommand's
+ * options with their defaults, made from the declaration.
  */
 import { parseArgs } from 'node:util';
 import { CliError } from './cli-error.js';
@@ -162,12 +166,4 @@ function subcommandHelp(decl: CommandWithSubsDecl, name: string, sub: Subcommand
     return `  ${flag.padEnd(28)} ${o.help ?? ''}${fallback}`.trimEnd();
   });
   return [`loom ${decl.name} ${name}${(sub.args ?? []).map((a) => ` ${a}`).join('')} [options]`, `  ${sub.summary}`, '', 'options:', ...options].join('\n');
-}
-
-/**
- * A command whose body still parses its own arguments (subcommands with
- * their own options): it joins the registry with its name, summary and usage.
- */
-export function argvCommand(name: string, summary: string, usage: string, run: (argv: string[]) => Promise<void>): Command {
-  return { name, summary, usage, invoke: (argv) => run([...argv]) };
 }
