@@ -5,56 +5,45 @@
  * server's modules (drivers, plugins, Hapi) made every client command take
  * about a second longer when loaded eagerly.
  */
-import { argvCommand, type Command } from '../command/define-command.js';
+import type { Command } from '../command/define-command.js';
 
 export interface CommandEntry {
   readonly name: string;
   load(): Promise<Command>;
 }
 
-type Legacy = (argv: string[]) => Promise<void>;
-
-/** A command whose module still parses its own subcommands (argvCommand), with its name and usage. */
-const legacy = (name: string, summary: string, load: () => Promise<{ usage: string; run: Legacy }>): CommandEntry => ({
-  name,
-  load: async () => {
-    const { usage, run } = await load();
-    return argvCommand(name, summary, usage, run);
-  },
-});
-
 export const COMMANDS: readonly CommandEntry[] = [
   { name: 'serve', load: async () => (await import('../server/commands/serve.js')).serve },
   { name: 'bootstrap', load: async () => (await import('../cli/commands/auth/bootstrap.js')).bootstrap },
-  legacy('doctor', 'checks Node.js, the data directory, the configuration and the server', async () => { const m = await import('../cli/commands/doctor.js'); return { usage: m.DOCTOR_USAGE, run: m.doctor }; }),
+  { name: 'doctor', load: async () => (await import('../cli/commands/doctor.js')).doctor },
   { name: 'whoami', load: async () => (await import('../cli/commands/auth/whoami.js')).whoami },
-  legacy('sa', 'service accounts and their tokens', async () => { const m = await import('../cli/commands/auth/service-account.js'); return { usage: m.SA_USAGE, run: m.sa }; }),
-  legacy('invite', 'invites to a namespace', async () => { const m = await import('../cli/commands/auth/invite.js'); return { usage: m.INVITE_USAGE, run: m.invite }; }),
-  legacy('members', "a namespace's members", async () => { const m = await import('../cli/commands/auth/members.js'); return { usage: m.MEMBERS_USAGE, run: m.members }; }),
-  legacy('grant', 'delegated grants', async () => { const m = await import('../cli/commands/auth/grant.js'); return { usage: m.GRANT_USAGE, run: m.grant }; }),
-  legacy('self', 'your own credentials', async () => { const m = await import('../cli/commands/auth/self.js'); return { usage: m.SELF_USAGE, run: m.self }; }),
-  legacy('recover', 'a new token from a recovery code', async () => { const m = await import('../cli/commands/auth/self.js'); return { usage: m.RECOVER_USAGE, run: m.recover }; }),
-  legacy('fleet', 'the instances of a fleet', async () => { const m = await import('../cli/commands/fleet/fleet.js'); return { usage: m.FLEET_USAGE, run: m.fleet }; }),
-  legacy('engine', "the engine loops' health", async () => { const m = await import('../cli/commands/rules/engine.js'); return { usage: m.ENGINE_USAGE, run: m.engine }; }),
-  legacy('emit', 'writes a record', async () => { const m = await import('../cli/commands/ledger/records.js'); return { usage: m.EMIT_USAGE, run: m.emit }; }),
-  legacy('thread', 'lists and shows threads', async () => { const m = await import('../cli/commands/ledger/records.js'); return { usage: m.THREAD_USAGE, run: m.thread }; }),
-  legacy('query', 'queries records', async () => { const m = await import('../cli/commands/ledger/records.js'); return { usage: m.QUERY_USAGE, run: m.query }; }),
-  legacy('namespace', 'creates and archives namespaces', async () => { const m = await import('../cli/commands/ledger/records.js'); return { usage: m.NAMESPACE_USAGE, run: m.namespace }; }),
-  legacy('fold', 'fold answers, verified', async () => { const m = await import('../cli/commands/folds/fold.js'); return { usage: m.FOLD_USAGE, run: m.fold }; }),
-  legacy('trust', 'trust scores', async () => { const m = await import('../cli/commands/trust/trust.js'); return { usage: m.TRUST_USAGE, run: m.trust }; }),
-  legacy('actors', 'the actor registry', async () => { const m = await import('../cli/commands/actors/actors.js'); return { usage: m.ACTORS_USAGE, run: m.actors }; }),
-  legacy('graph', 'the record graph', async () => { const m = await import('../cli/commands/graph/graph.js'); return { usage: m.GRAPH_USAGE, run: m.graph }; }),
-  legacy('data', 'the data plane: files and blobs', async () => { const m = await import('../cli/commands/data-plane/data.js'); return { usage: m.DATA_USAGE, run: m.data }; }),
-  legacy('search', 'semantic search', async () => { const m = await import('../cli/commands/search/search.js'); return { usage: m.SEARCH_USAGE, run: m.search }; }),
-  legacy('find', 'full-text find', async () => { const m = await import('../cli/commands/search/search.js'); return { usage: m.SEARCH_USAGE, run: m.find }; }),
-  legacy('embed', 'embedding runs', async () => { const m = await import('../cli/commands/search/search.js'); return { usage: m.SEARCH_USAGE, run: m.embed }; }),
-  legacy('embedding-provider', 'the embedding provider', async () => { const m = await import('../cli/commands/search/search.js'); return { usage: m.SEARCH_USAGE, run: m.embeddingProvider }; }),
-  legacy('export', 'the log as a portable NDJSON file', async () => { const m = await import('../cli/commands/portability/portability.js'); return { usage: m.PORTABILITY_USAGE, run: m.exportCommand }; }),
-  legacy('import', 'an export file into a server or a data directory', async () => { const m = await import('../cli/commands/portability/portability.js'); return { usage: m.PORTABILITY_USAGE, run: m.importCommand }; }),
-  legacy('backup', "a running server's online backup", async () => { const m = await import('../cli/commands/portability/portability.js'); return { usage: m.PORTABILITY_USAGE, run: m.backupCommand }; }),
-  legacy('restore', 'a backup into an empty data directory', async () => { const m = await import('../cli/commands/portability/portability.js'); return { usage: m.PORTABILITY_USAGE, run: m.restoreCommand }; }),
-  legacy('sync', 'federation pairs', async () => { const m = await import('../cli/commands/federation/sync.js'); return { usage: m.SYNC_USAGE, run: m.sync }; }),
-  legacy('consent', 'federation consent', async () => { const m = await import('../cli/commands/federation/consent.js'); return { usage: m.CONSENT_USAGE, run: m.consent }; }),
+  { name: 'sa', load: async () => (await import('../cli/commands/auth/service-account.js')).sa },
+  { name: 'invite', load: async () => (await import('../cli/commands/auth/invite.js')).invite },
+  { name: 'members', load: async () => (await import('../cli/commands/auth/members.js')).members },
+  { name: 'grant', load: async () => (await import('../cli/commands/auth/grant.js')).grant },
+  { name: 'self', load: async () => (await import('../cli/commands/auth/self.js')).self },
+  { name: 'recover', load: async () => (await import('../cli/commands/auth/self.js')).recover },
+  { name: 'fleet', load: async () => (await import('../cli/commands/fleet/fleet.js')).fleet },
+  { name: 'engine', load: async () => (await import('../cli/commands/rules/engine.js')).engine },
+  { name: 'emit', load: async () => (await import('../cli/commands/ledger/emit.js')).emit },
+  { name: 'thread', load: async () => (await import('../cli/commands/ledger/thread.js')).thread },
+  { name: 'query', load: async () => (await import('../cli/commands/ledger/query.js')).query },
+  { name: 'namespace', load: async () => (await import('../cli/commands/ledger/namespace.js')).namespace },
+  { name: 'fold', load: async () => (await import('../cli/commands/folds/fold.js')).fold },
+  { name: 'trust', load: async () => (await import('../cli/commands/trust/trust.js')).trust },
+  { name: 'actors', load: async () => (await import('../cli/commands/actors/actors.js')).actors },
+  { name: 'graph', load: async () => (await import('../cli/commands/graph/graph.js')).graph },
+  { name: 'data', load: async () => (await import('../cli/commands/data-plane/data.js')).data },
+  { name: 'search', load: async () => (await import('../cli/commands/search/search.js')).search },
+  { name: 'find', load: async () => (await import('../cli/commands/search/search.js')).find },
+  { name: 'embed', load: async () => (await import('../cli/commands/search/search.js')).embed },
+  { name: 'embedding-provider', load: async () => (await import('../cli/commands/search/search.js')).embeddingProvider },
+  { name: 'export', load: async () => (await import('../cli/commands/portability/portability.js')).exportCommand },
+  { name: 'import', load: async () => (await import('../cli/commands/portability/portability.js')).importCommand },
+  { name: 'backup', load: async () => (await import('../cli/commands/portability/portability.js')).backupCommand },
+  { name: 'restore', load: async () => (await import('../cli/commands/portability/portability.js')).restoreCommand },
+  { name: 'sync', load: async () => (await import('../cli/commands/federation/sync.js')).sync },
+  { name: 'consent', load: async () => (await import('../cli/commands/federation/consent.js')).consent },
 ];
 
 export function findCommand(name: string): CommandEntry | undefined {

@@ -7,10 +7,10 @@
  */
 import { readdir, stat, statfs, unlink, writeFile } from 'node:fs/promises';
 import { join, resolve as resolvePath } from 'node:path';
-import { parseArgs } from 'node:util';
+import { defineCommand } from '../../command/define-command.js';
 import { cliConfigPath, savedServer } from '../kit/config.js';
 import { unreachableMessage } from '../../command/cli-error.js';
-import { clientContext, COMMON_OPTIONS, serverUrl, type Command } from '../kit/context.js';
+import { clientContext, CLIENT_OPTIONS, serverUrl } from '../kit/context.js';
 import { formatBytes } from '../kit/progress.js';
 
 export const DOCTOR_USAGE = `loom doctor [--data-dir ./data] [--url http://127.0.0.1:9100] [--token …] [--json]
@@ -97,25 +97,30 @@ async function serverChecks(values: { url?: string; token?: string }): Promise<C
   return checks;
 }
 
-export const doctor: Command = async (argv) => {
-  const { values } = parseArgs({ args: argv, options: { ...COMMON_OPTIONS, 'data-dir': { type: 'string' } } });
-  if (values.help) return void process.stdout.write(DOCTOR_USAGE + '\n');
-  const dir = resolvePath(values['data-dir'] ?? process.env['LOOM_DATA_DIR'] ?? './data');
-  const major = Number(process.versions.node.split('.')[0]);
-  const checks: Check[] = [
-    major >= 20 ? { check: 'node', outcome: 'ok', detail: `Node.js ${process.versions.node}` } : { check: 'node', outcome: 'fail', detail: `Node.js ${process.versions.node}`, fix: 'install Node.js 20 or later' },
-    ...(await dataDirectoryChecks(dir)),
-    ...(await configChecks(serverUrl(values.url), values.token)),
-    ...(await serverChecks(values)),
-  ];
-  const failed = checks.some((c) => c.outcome === 'fail');
-  if (values.json) process.stdout.write(JSON.stringify({ ok: !failed, checks }, null, 2) + '\n');
-  else {
-    const mark: Record<Outcome, string> = { ok: 'ok  ', warn: 'warn', fail: 'FAIL' };
-    let text = '';
-    for (const c of checks) text += `${mark[c.outcome]}  ${c.check}: ${c.detail}\n${c.fix ? `      → ${c.fix}\n` : ''}`;
-    text += failed ? 'some checks failed: see → above\n' : 'all good\n';
-    process.stdout.write(text);
-  }
-  if (failed) process.exitCode = 1;
-};
+export const doctor = defineCommand({
+  name: 'doctor',
+  summary: 'checks Node.js, the data directory, the configuration and the server',
+  usage: DOCTOR_USAGE,
+  json: true,
+  options: { ...CLIENT_OPTIONS, 'data-dir': { type: 'string' } },
+  run: async ({ values }) => {
+    const dir = resolvePath(values['data-dir'] ?? process.env['LOOM_DATA_DIR'] ?? './data');
+    const major = Number(process.versions.node.split('.')[0]);
+    const checks: Check[] = [
+      major >= 20 ? { check: 'node', outcome: 'ok', detail: `Node.js ${process.versions.node}` } : { check: 'node', outcome: 'fail', detail: `Node.js ${process.versions.node}`, fix: 'install Node.js 20 or later' },
+      ...(await dataDirectoryChecks(dir)),
+      ...(await configChecks(serverUrl(values.url), values.token)),
+      ...(await serverChecks(values)),
+    ];
+    const failed = checks.some((c) => c.outcome === 'fail');
+    if (values.json) process.stdout.write(JSON.stringify({ ok: !failed, checks }, null, 2) + '\n');
+    else {
+      const mark: Record<Outcome, string> = { ok: 'ok  ', warn: 'warn', fail: 'FAIL' };
+      let text = '';
+      for (const c of checks) text += `${mark[c.outcome]}  ${c.check}: ${c.detail}\n${c.fix ? `      → ${c.fix}\n` : ''}`;
+      text += failed ? 'some checks failed: see → above\n' : 'all good\n';
+      process.stdout.write(text);
+    }
+    if (failed) process.exitCode = 1;
+  },
+});

@@ -11,19 +11,10 @@ import { createLoomClient, type LoomClient } from '../../sdk/index.js';
 import { cliConfigPath, savedServer } from './config.js';
 import { CliError, unreachableMessage } from '../../command/cli-error.js';
 
-export type Command = (argv: string[]) => Promise<void>;
-
-/** The options of every command that talks to a server (defineCommand adds --json and --help). */
+/** The options of every command that talks to a server, declared once (defineCommand adds --json and --help). */
 export const CLIENT_OPTIONS = {
   url: { type: 'string', help: 'the server (LOOM_URL, default http://127.0.0.1:9100)' },
   token: { type: 'string', help: 'the bearer (else LOOM_TOKEN, else the one saved for --url)' },
-} as const;
-
-export const COMMON_OPTIONS = {
-  url: { type: 'string' },
-  token: { type: 'string' },
-  json: { type: 'boolean', default: false },
-  help: { type: 'boolean', short: 'h', default: false },
 } as const;
 
 export interface ClientContext {
@@ -123,11 +114,6 @@ export function defaultActor(): string {
 /** A comma-separated option as a list (trimmed, empty items dropped); undefined when the option is absent. */
 export function parseListOption(text: string | undefined): string[] | undefined {
   return text === undefined ? undefined : text.split(',').map((item) => item.trim()).filter(Boolean);
-}
-
-/** True when a command with subcommands is asked for help instead of a subcommand (`loom sa --help`). */
-export function isHelp(sub: string | undefined): boolean {
-  return sub === '--help' || sub === '-h' || sub === 'help';
 }
 
 export function print(ctx: ClientContext, data: unknown, human: () => string): void {

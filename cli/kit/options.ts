@@ -27,18 +27,6 @@ export function presetOption(text: string | undefined): Preset | undefined {
   return text as Preset;
 }
 
-/**
- * Refuses options given to a subcommand that does not take them, naming the
- * subcommands that do: `--max-uses applies to loom invite create only`.
- */
-export function refuseForeignOptions(command: string, sub: string, values: Record<string, unknown>, owners: Record<string, readonly string[]>): void {
-  for (const [option, subs] of Object.entries(owners)) {
-    const value = values[option];
-    if (value === undefined || value === false) continue;
-    if (!subs.includes(sub)) throw new CliError(`--${option} applies to ${subs.map((s) => `loom ${command} ${s}`).join(' and ')} only`);
-  }
-}
-
 /** The first `length` characters of a long id, for tables. */
 export function shortId(id: string, length = 12): string {
   return id.length > length ? id.slice(0, length) + '…' : id;

@@ -3,10 +3,10 @@
  * (GET /v1/actors and /v1/actors/lookup, records:read). Both answer over
  * only the records the caller may see. --json prints the server's answer as is.
  */
-import { parseArgs } from 'node:util';
+import { defineCommand, subcommand } from '../../../command/define-command.js';
 import { CliError } from '../../../command/cli-error.js';
-import { call, clientContext, COMMON_OPTIONS, isHelp, print, type Command } from '../../kit/context.js';
-import { didArgument, integerOption, refuseForeignOptions } from '../../kit/options.js';
+import { call, clientContext, CLIENT_OPTIONS, print } from '../../kit/context.js';
+import { didArgument, integerOption } from '../../kit/options.js';
 import { textTable } from '../../kit/text-table.js';
 import type { ActorDetail, ActorList } from '../../../sdk/index.js';
 
@@ -17,7 +17,6 @@ loom actors show <did> [--url …] [--token …] [--json]
   (default 100, at most 1000), the next page with --after. show: first and last seen, records by act,
   assigned tasks, task domains, trust by domain and the threads written on, most recent first.`;
 
-const OWNERS = { kind: ['list'], limit: ['list'], after: ['list'] } as const;
 
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
@@ -55,34 +54,46 @@ export function actorText(a: ActorDetail): string {
   return text;
 }
 
-export const actors: Command = async (argv) => {
-  const [first, ...others] = argv;
-  if (isHelp(first)) return void process.stdout.write(ACTORS_USAGE + '\n');
+export const actors = defineCommand({
+  name: 'actors',
+  summary: 'the actor registry',
+  usage: ACTORS_USAGE,
+  json: true,
   // `loom actors` alone, or with options only, lists.
-  const sub = first === undefined || first.startsWith('-') ? 'list' : first;
-  const rest = sub === first ? others : argv;
-  if (sub !== 'list' && sub !== 'show') {
+  defaultSubcommand: 'list',
+  unknownSubcommand: (first) => {
     const hint = first!.startsWith('did:') ? `; to look this actor up: loom actors show ${first}` : '';
-    throw new CliError(`unknown subcommand "${first}" of loom actors${hint}\n${ACTORS_USAGE}`);
-  }
-  const { values, positionals } = parseArgs({
-    args: rest,
-    allowPositionals: true,
-    options: { ...COMMON_OPTIONS, kind: { type: 'string' }, limit: { type: 'string' }, after: { type: 'string' } },
-  });
-  if (values.help) return void process.stdout.write(ACTORS_USAGE + '\n');
-  refuseForeignOptions('actors', sub, values, OWNERS);
-  if (sub === 'list') {
-    if (positionals.length !== 0) throw new CliError(`loom actors list takes no arguments (got "${positionals[0]}")\n${ACTORS_USAGE}`);
-    const limit = integerOption('limit', values.limit, 1);
-    const ctx = clientContext(values);
-    const query = { ...(values.kind !== undefined ? { kind: values.kind } : {}), ...(limit !== undefined ? { limit } : {}), ...(values.after !== undefined ? { after: values.after } : {}) };
-    const { data } = await call(ctx, ctx.client.listActors({ query }));
-    return print(ctx, data, () => listText(data));
-  }
-  if (positionals.length !== 1) throw new CliError(`loom actors show takes one DID\n${ACTORS_USAGE}`);
-  const did = didArgument('the actor', positionals[0]!);
-  const ctx = clientContext(values);
-  const { data } = await call(ctx, ctx.client.lookupActor({ query: { did } }));
-  print(ctx, data, () => actorText(data));
-};
+    return `unknown subcommand "${first}" of loom actors${hint}\n${ACTORS_USAGE}`;
+  },
+  subcommands: {
+    list: subcommand({
+      summary: 'the actors of the records you may read, in DID order (records:read)',
+      options: {
+        ...CLIENT_OPTIONS,
+        kind: { type: 'string', value: 'user|agent|system|key|web', help: 'one kind only' },
+        limit: { type: 'string', value: 'N', help: 'actors per page (default 100, at most 1000)' },
+        after: { type: 'string', value: 'cursor', help: 'the page after this cursor' },
+      },
+      run: async ({ values, positionals }) => {
+        if (positionals.length !== 0) throw new CliError(`loom actors list takes no arguments (got "${positionals[0]}")\n${ACTORS_USAGE}`);
+        const limit = integerOption('limit', values.limit, 1);
+        const ctx = clientContext(values);
+        const query = { ...(values.kind !== undefined ? { kind: values.kind } : {}), ...(limit !== undefined ? { limit } : {}), ...(values.after !== undefined ? { after: values.after } : {}) };
+        const { data } = await call(ctx, ctx.client.listActors({ query }));
+        print(ctx, data, () => listText(data));
+      },
+    }),
+    show: subcommand({
+      summary: 'one actor: first and last seen, records by act, tasks, domains, trust and threads (records:read)',
+      args: ['<did>'],
+      options: CLIENT_OPTIONS,
+      run: async ({ values, positionals }) => {
+        if (positionals.length !== 1) throw new CliError(`loom actors show takes one DID\n${ACTORS_USAGE}`);
+        const did = didArgument('the actor', positionals[0]!);
+        const ctx = clientContext(values);
+        const { data } = await call(ctx, ctx.client.lookupActor({ query: { did } }));
+        print(ctx, data, () => actorText(data));
+      },
+    }),
+  },
+});

@@ -5,11 +5,11 @@
  * --token-for-aud it also mints the audience a bearer, printed once: the
  * server keeps only its hash.
  */
-import { parseArgs } from 'node:util';
+import { defineCommand, subcommand } from '../../../command/define-command.js';
 import type { Grant } from '../../../sdk/index.js';
 import { CliError } from '../../../command/cli-error.js';
-import { call, clientContext, COMMON_OPTIONS, isHelp, parseListOption, print, type ClientContext, type Command } from '../../kit/context.js';
-import { integerOption, numberOption, refuseForeignOptions, shortId } from '../../kit/options.js';
+import { call, clientContext, CLIENT_OPTIONS, parseListOption, print, type ClientContext } from '../../kit/context.js';
+import { integerOption, numberOption, shortId } from '../../kit/options.js';
 import { textTable } from '../../kit/text-table.js';
 
 export const GRANT_USAGE = `loom grant issue --aud <did> --scopes a,b [--parent <grant_id>] [--max-depth N] [--max-fanout N]
@@ -22,18 +22,6 @@ loom grant revoke <grant_id> [--note text] [--url …] [--token …] [--json]
   the audience a bearer, printed once. list shows the grants you issued or receive (an admin: all).
   revoke revokes the grant, every grant below it and every credential parented to them.`;
 
-const OWNERS = {
-  aud: ['issue'],
-  scopes: ['issue'],
-  parent: ['issue'],
-  'max-depth': ['issue'],
-  'max-fanout': ['issue'],
-  budget: ['issue'],
-  ttl: ['issue'],
-  expires: ['issue'],
-  'token-for-aud': ['issue'],
-  note: ['issue', 'revoke'],
-} as const;
 
 interface IssueValues {
   aud?: string;
@@ -105,38 +93,52 @@ async function revoke(ctx: ClientContext, grantId: string, note: string | undefi
   print(ctx, data, () => `revoked grant ${data.grant_id}: grants_revoked ${data.grants_revoked}, credentials_revoked ${data.credentials_revoked}\n`);
 }
 
-export const grant: Command = async (argv) => {
-  const [sub, ...rest] = argv;
-  if (isHelp(sub)) return void process.stdout.write(GRANT_USAGE + '\n');
-  if (sub !== 'issue' && sub !== 'list' && sub !== 'revoke') throw new CliError(`usage:\n${GRANT_USAGE}`);
-  const { values, positionals } = parseArgs({
-    args: rest,
-    allowPositionals: true,
-    options: {
-      ...COMMON_OPTIONS,
-      aud: { type: 'string' },
-      scopes: { type: 'string' },
-      parent: { type: 'string' },
-      'max-depth': { type: 'string' },
-      'max-fanout': { type: 'string' },
-      budget: { type: 'string' },
-      ttl: { type: 'string' },
-      expires: { type: 'string' },
-      note: { type: 'string' },
-      'token-for-aud': { type: 'boolean', default: false },
-    },
-  });
-  if (values.help) return void process.stdout.write(GRANT_USAGE + '\n');
-  refuseForeignOptions('grant', sub, values, OWNERS);
-  const expected = sub === 'revoke' ? 1 : 0;
+const arity = (sub: string, positionals: readonly string[], expected: number) => {
   if (positionals.length !== expected) throw new CliError(`loom grant ${sub} takes ${expected === 0 ? 'no arguments' : 'a grant id'}\n${GRANT_USAGE}`);
-  const ctx = clientContext(values);
-  switch (sub) {
-    case 'issue':
-      return issue(ctx, values);
-    case 'list':
-      return list(ctx);
-    case 'revoke':
-      return revoke(ctx, positionals[0]!, values.note);
-  }
 };
+
+export const grant = defineCommand({
+  name: 'grant',
+  summary: 'delegated grants',
+  usage: GRANT_USAGE,
+  json: true,
+  subcommands: {
+    issue: subcommand({
+      summary: 'delegates from the grant your bearer is parented to (or --parent), never wider than its chain',
+      options: {
+        ...CLIENT_OPTIONS,
+        aud: { type: 'string', value: 'did', help: 'the audience' },
+        scopes: { type: 'string', value: 'a,b', help: 'the scopes delegated' },
+        parent: { type: 'string', value: 'grant_id', help: 'the grant to delegate from' },
+        'max-depth': { type: 'string', value: 'N', help: 'how deep it may be delegated further' },
+        'max-fanout': { type: 'string', value: 'N', help: 'how many grants it may issue' },
+        budget: { type: 'string', value: 'X', help: 'the budget it carries' },
+        ttl: { type: 'string', value: 'seconds', help: 'its lifetime' },
+        expires: { type: 'string', value: 'iso', help: 'its end (instead of --ttl)' },
+        note: { type: 'string', value: 'text', help: 'kept in the record' },
+        'token-for-aud': { type: 'boolean', default: false, help: 'also mint the audience a bearer, printed once' },
+      },
+      run: async ({ values, positionals }) => {
+        arity('issue', positionals, 0);
+        return issue(clientContext(values), values);
+      },
+    }),
+    list: subcommand({
+      summary: 'the grants you issued or receive (an admin: all)',
+      options: CLIENT_OPTIONS,
+      run: async ({ values, positionals }) => {
+        arity('list', positionals, 0);
+        return list(clientContext(values));
+      },
+    }),
+    revoke: subcommand({
+      summary: 'revokes the grant, every grant below it and every credential parented to them',
+      args: ['<grant_id>'],
+      options: { ...CLIENT_OPTIONS, note: { type: 'string', value: 'text', help: 'kept in the record' } },
+      run: async ({ values, positionals }) => {
+        arity('revoke', positionals, 1);
+        return revoke(clientContext(values), positionals[0]!, values.note);
+      },
+    }),
+  },
+});

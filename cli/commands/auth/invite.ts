@@ -5,12 +5,12 @@
  * new member's bearer once; --save keeps it in the config file for --url,
  * unless a live token of another account is saved there (as loom bootstrap).
  */
-import { parseArgs } from 'node:util';
+import { defineCommand, subcommand } from '../../../command/define-command.js';
 import type { Invite } from '../../../sdk/index.js';
 import { CliError } from '../../../command/cli-error.js';
-import { call, clientContext, COMMON_OPTIONS, isHelp, parseListOption, print, type ClientContext, type Command } from '../../kit/context.js';
+import { call, clientContext, CLIENT_OPTIONS, parseListOption, print, type ClientContext } from '../../kit/context.js';
 import { anonymousContext, saveIssuedToken, savedBefore, savedLine } from '../../kit/issued-token.js';
-import { integerOption, presetOption, refuseForeignOptions } from '../../kit/options.js';
+import { integerOption, presetOption } from '../../kit/options.js';
 import { textTable } from '../../kit/text-table.js';
 
 export const INVITE_USAGE = `loom invite create [--preset reader|contributor|admin | --scopes a,b] [--label L] [--ttl seconds]
@@ -24,18 +24,6 @@ loom invite redeem <invite_token> [--label L] [--save] [--url …] [--json]
   the member --label and prints your new token once; --save saves it for --url in the config file.
   Then bind a recovery code with "loom self bind-code".`;
 
-const OWNERS = {
-  preset: ['create'],
-  scopes: ['create'],
-  label: ['create', 'redeem'],
-  ttl: ['create'],
-  'grant-ttl': ['create'],
-  'max-uses': ['create'],
-  note: ['create'],
-  save: ['redeem'],
-  // redeem sends no bearer: the invite token is the credential.
-  token: ['create', 'list', 'revoke'],
-} as const;
 
 function membershipText(invite: Invite): string {
   const m = invite.membership;
@@ -100,38 +88,61 @@ async function redeem(ctx: ClientContext, inviteToken: string, label: string | u
   );
 }
 
-export const invite: Command = async (argv) => {
-  const [sub, ...rest] = argv;
-  if (isHelp(sub)) return void process.stdout.write(INVITE_USAGE + '\n');
-  if (sub !== 'create' && sub !== 'list' && sub !== 'revoke' && sub !== 'redeem') throw new CliError(`usage:\n${INVITE_USAGE}`);
-  const { values, positionals } = parseArgs({
-    args: rest,
-    allowPositionals: true,
-    options: {
-      ...COMMON_OPTIONS,
-      preset: { type: 'string' },
-      scopes: { type: 'string' },
-      label: { type: 'string' },
-      ttl: { type: 'string' },
-      'grant-ttl': { type: 'string' },
-      'max-uses': { type: 'string' },
-      note: { type: 'string' },
-      save: { type: 'boolean', default: false },
-    },
-  });
-  if (values.help) return void process.stdout.write(INVITE_USAGE + '\n');
-  refuseForeignOptions('invite', sub, values, OWNERS);
-  const expected = sub === 'revoke' || sub === 'redeem' ? 1 : 0;
+const arity = (sub: string, positionals: readonly string[], expected: number) => {
   if (positionals.length !== expected) throw new CliError(`loom invite ${sub} takes ${expected === 0 ? 'no arguments' : sub === 'revoke' ? 'an invite id' : 'an invite token'}\n${INVITE_USAGE}`);
-  const ctx = sub === 'redeem' ? anonymousContext(values) : clientContext(values);
-  switch (sub) {
-    case 'create':
-      return create(ctx, values);
-    case 'list':
-      return list(ctx);
-    case 'revoke':
-      return revoke(ctx, positionals[0]!);
-    case 'redeem':
-      return redeem(ctx, positionals[0]!, values.label, values.save === true);
-  }
 };
+
+const LABEL = { label: { type: 'string', value: 'L', help: "the member's label" } } as const;
+
+export const invite = defineCommand({
+  name: 'invite',
+  summary: 'invites to a namespace',
+  usage: INVITE_USAGE,
+  json: true,
+  subcommands: {
+    create: subcommand({
+      summary: 'an invite; prints its invite_token once (admin)',
+      options: {
+        ...CLIENT_OPTIONS,
+        preset: { type: 'string', value: 'reader|contributor|admin', help: "the membership's scope preset" },
+        scopes: { type: 'string', value: 'a,b', help: "the membership's scopes (instead of --preset)" },
+        ...LABEL,
+        ttl: { type: 'string', value: 'seconds', help: "the invite's lifetime (default 24 h)" },
+        'grant-ttl': { type: 'string', value: 'seconds', help: "the membership's lifetime" },
+        'max-uses': { type: 'string', value: 'N', help: 'how many redemptions (default 1)' },
+        note: { type: 'string', value: 'text', help: 'kept in the record' },
+      },
+      run: async ({ values, positionals }) => {
+        arity('create', positionals, 0);
+        return create(clientContext(values), values);
+      },
+    }),
+    list: subcommand({
+      summary: 'the invites (admin)',
+      options: CLIENT_OPTIONS,
+      run: async ({ values, positionals }) => {
+        arity('list', positionals, 0);
+        return list(clientContext(values));
+      },
+    }),
+    revoke: subcommand({
+      summary: 'an invite can no longer be redeemed (admin)',
+      args: ['<invite_id>'],
+      options: CLIENT_OPTIONS,
+      run: async ({ values, positionals }) => {
+        arity('revoke', positionals, 1);
+        return revoke(clientContext(values), positionals[0]!);
+      },
+    }),
+    redeem: subcommand({
+      // redeem sends no bearer: the invite token is the credential.
+      summary: 'makes you the member --label and prints your new token once (no token needed)',
+      args: ['<invite_token>'],
+      options: { url: CLIENT_OPTIONS.url, ...LABEL, save: { type: 'boolean', default: false, help: 'save the token for --url in the config file' } },
+      run: async ({ values, positionals }) => {
+        arity('redeem', positionals, 1);
+        return redeem(anonymousContext(values), positionals[0]!, values.label, values.save === true);
+      },
+    }),
+  },
+});

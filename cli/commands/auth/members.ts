@@ -4,11 +4,11 @@
  * cascades to every grant delegated below its membership and every bearer
  * parented to them. adopt --did mints that actor a bearer, printed once.
  */
-import { parseArgs } from 'node:util';
+import { defineCommand, subcommand } from '../../../command/define-command.js';
 import { savedServer } from '../../kit/config.js';
 import { CliError } from '../../../command/cli-error.js';
-import { call, clientContext, COMMON_OPTIONS, isHelp, parseListOption, print, type ClientContext, type Command } from '../../kit/context.js';
-import { integerOption, presetOption, refuseForeignOptions } from '../../kit/options.js';
+import { call, clientContext, CLIENT_OPTIONS, parseListOption, print, type ClientContext } from '../../kit/context.js';
+import { integerOption, presetOption } from '../../kit/options.js';
 import { textTable } from '../../kit/text-table.js';
 
 export const MEMBERS_USAGE = `loom members list [--url …] [--token …] [--json]
@@ -20,14 +20,6 @@ loom members revoke <label> [--note text] [--url …] [--token …] [--json]
   is minted and printed once) the member <label>. revoke (an admin, or the member itself) revokes the
   membership and, from the next request on, every grant and token below it.`;
 
-const OWNERS = {
-  sa: ['adopt'],
-  did: ['adopt'],
-  preset: ['adopt'],
-  scopes: ['adopt'],
-  'grant-ttl': ['adopt'],
-  note: ['adopt', 'revoke'],
-} as const;
 
 async function list(ctx: ClientContext): Promise<void> {
   const { data } = await call(ctx, ctx.client.listMembers());
@@ -77,34 +69,49 @@ async function revoke(ctx: ClientContext, label: string, note: string | undefine
   if (data.sa_id !== null && saved?.service_account_id === data.sa_id) process.stderr.write(`loom: note: the token saved in ${ctx.configPath} for ${ctx.url} is ${data.label}'s and is now revoked\n`);
 }
 
-export const members: Command = async (argv) => {
-  const [sub, ...rest] = argv;
-  if (isHelp(sub)) return void process.stdout.write(MEMBERS_USAGE + '\n');
-  if (sub !== 'list' && sub !== 'adopt' && sub !== 'revoke') throw new CliError(`usage:\n${MEMBERS_USAGE}`);
-  const { values, positionals } = parseArgs({
-    args: rest,
-    allowPositionals: true,
-    options: {
-      ...COMMON_OPTIONS,
-      sa: { type: 'string' },
-      did: { type: 'string' },
-      preset: { type: 'string' },
-      scopes: { type: 'string' },
-      'grant-ttl': { type: 'string' },
-      note: { type: 'string' },
-    },
-  });
-  if (values.help) return void process.stdout.write(MEMBERS_USAGE + '\n');
-  refuseForeignOptions('members', sub, values, OWNERS);
-  const expected = sub === 'list' ? 0 : 1;
+const arity = (sub: string, positionals: readonly string[], expected: number) => {
   if (positionals.length !== expected) throw new CliError(`loom members ${sub} takes ${expected === 0 ? 'no arguments' : 'a member label'}\n${MEMBERS_USAGE}`);
-  const ctx = clientContext(values);
-  switch (sub) {
-    case 'list':
-      return list(ctx);
-    case 'adopt':
-      return adopt(ctx, positionals[0]!, values);
-    case 'revoke':
-      return revoke(ctx, positionals[0]!, values.note);
-  }
 };
+
+export const members = defineCommand({
+  name: 'members',
+  summary: "a namespace's members",
+  usage: MEMBERS_USAGE,
+  json: true,
+  subcommands: {
+    list: subcommand({
+      summary: 'the members (an admin sees all, anyone else its own row)',
+      options: CLIENT_OPTIONS,
+      run: async ({ values, positionals }) => {
+        arity('list', positionals, 0);
+        return list(clientContext(values));
+      },
+    }),
+    adopt: subcommand({
+      summary: "makes a service account's holder (--sa) or an actor (--did) the member <label> (admin)",
+      args: ['<label>'],
+      options: {
+        ...CLIENT_OPTIONS,
+        sa: { type: 'string', value: 'sa_id', help: 'an existing service account (its live tokens keep working)' },
+        did: { type: 'string', value: 'did', help: 'an actor: a token is minted and printed once' },
+        preset: { type: 'string', value: 'reader|contributor|admin', help: "the membership's scope preset" },
+        scopes: { type: 'string', value: 'a,b', help: "the membership's scopes (instead of --preset)" },
+        'grant-ttl': { type: 'string', value: 'seconds', help: "the membership's lifetime" },
+        note: { type: 'string', value: 'text', help: 'kept in the record' },
+      },
+      run: async ({ values, positionals }) => {
+        arity('adopt', positionals, 1);
+        return adopt(clientContext(values), positionals[0]!, values);
+      },
+    }),
+    revoke: subcommand({
+      summary: 'revokes the membership and every grant and token below it (an admin, or the member itself)',
+      args: ['<label>'],
+      options: { ...CLIENT_OPTIONS, note: { type: 'string', value: 'text', help: 'kept in the record' } },
+      run: async ({ values, positionals }) => {
+        arity('revoke', positionals, 1);
+        return revoke(clientContext(values), positionals[0]!, values.note);
+      },
+    }),
+  },
+});

@@ -7,9 +7,9 @@
  * new one must be bound with the new token.
  */
 import { readFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
+import { defineCommand, subcommand } from '../../../command/define-command.js';
 import { CliError } from '../../../command/cli-error.js';
-import { call, clientContext, COMMON_OPTIONS, isHelp, print, type ClientContext, type Command } from '../../kit/context.js';
+import { call, clientContext, CLIENT_OPTIONS, print, type ClientContext } from '../../kit/context.js';
 import { anonymousContext, saveIssuedToken, savedBefore, savedLine } from '../../kit/issued-token.js';
 
 export const SELF_USAGE = `loom self [show] [--url …] [--token …] [--json]
@@ -62,43 +62,56 @@ async function bindCode(ctx: ClientContext, rotationProof: string | undefined): 
   if (data.secret && !ctx.json) process.stderr.write('loom: warning: the recovery code above is shown only once; the server keeps only its hash\n');
 }
 
-export const self: Command = async (argv) => {
-  const [first, ...after] = argv;
+export const self = defineCommand({
+  name: 'self',
+  summary: 'your own credentials',
+  usage: SELF_USAGE,
+  json: true,
   // `loom self --json` is show: a leading option is not a subcommand.
-  const sub = first === undefined || first.startsWith('-') ? 'show' : first;
-  const rest = first === undefined || first.startsWith('-') ? argv : after;
-  if (isHelp(first)) return void process.stdout.write(SELF_USAGE + '\n');
-  if (sub !== 'show' && sub !== 'bind-code') throw new CliError(`usage:\n${SELF_USAGE}`);
-  const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { ...COMMON_OPTIONS, 'rotation-proof': { type: 'string' } } });
-  if (values.help) return void process.stdout.write(SELF_USAGE + '\n');
-  if (sub !== 'bind-code' && values['rotation-proof'] !== undefined) throw new CliError('--rotation-proof applies to loom self bind-code only');
-  if (positionals.length > 0) throw new CliError(`loom self ${sub} takes no arguments\n${SELF_USAGE}`);
-  const ctx = clientContext(values);
-  if (sub === 'show') return show(ctx);
-  return bindCode(ctx, secretOption('rotation-proof', values['rotation-proof']));
-};
+  defaultSubcommand: 'show',
+  subcommands: {
+    show: subcommand({
+      summary: "the token's principal, member label, standing, grant and bound proofs",
+      options: CLIENT_OPTIONS,
+      run: async ({ values, positionals }) => {
+        if (positionals.length > 0) throw new CliError(`loom self show takes no arguments\n${SELF_USAGE}`);
+        return show(clientContext(values));
+      },
+    }),
+    'bind-code': subcommand({
+      summary: 'binds a new recovery code and prints it once (it replaces any earlier code)',
+      options: { ...CLIENT_OPTIONS, 'rotation-proof': { type: 'string', value: 'current code', help: 'the code it replaces ("-" reads it from stdin)' } },
+      run: async ({ values, positionals }) => {
+        if (positionals.length > 0) throw new CliError(`loom self bind-code takes no arguments\n${SELF_USAGE}`);
+        return bindCode(clientContext(values), secretOption('rotation-proof', values['rotation-proof']));
+      },
+    }),
+  },
+});
 
-export const recover: Command = async (argv) => {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: { url: COMMON_OPTIONS.url, json: COMMON_OPTIONS.json, help: COMMON_OPTIONS.help, code: { type: 'string' }, 'no-save': { type: 'boolean', default: false } },
-  });
-  if (values.help) return void process.stdout.write(RECOVER_USAGE + '\n');
-  if (positionals.length !== 1) throw new CliError(`loom recover takes a principal (your member label or DID)\n${RECOVER_USAGE}`);
-  if (values.code === undefined) throw new CliError(`--code is required\n${RECOVER_USAGE}`);
-  const code = secretOption('code', values.code)!;
-  const save = values['no-save'] !== true;
-  // No bearer is sent: the recovery code is the credential.
-  const ctx = anonymousContext(values);
-  // Read before the request, so a malformed config file fails here, not after the code is spent.
-  const previous = save ? savedBefore(ctx) : undefined;
-  const { data } = await call(ctx, ctx.client.recredential({ body: { principal: positionals[0]!, proof: { kind: 'recovery_code', evidence: code } } }));
-  const outcome = save ? await saveIssuedToken(ctx, previous, data.token, data.sa_id, `the new token of ${data.principal}`) : undefined;
-  print(ctx, outcome ? { ...data, config_path: ctx.configPath, saved: outcome.saved } : data, () =>
-    `new token for ${data.principal}${data.label ? ` (member ${data.label})` : ''}, scopes ${data.scopes.join(',') || '-'}, until ${data.expires_at}\n` +
-    (outcome ? savedLine(ctx, outcome, data.token) : `token (shown only now): ${data.token}\n`) +
-    (data.rebind_required ? `the recovery code is now spent: bind a new one with: loom self bind-code --url ${ctx.url}${outcome?.saved ? '' : ' --token …'}\n` : ''),
-  );
-  if (data.rebind_required && !ctx.json) process.stderr.write('loom: warning: your recovery code is spent; until you bind a new one (loom self bind-code) you cannot recover again\n');
-};
+export const recover = defineCommand({
+  name: 'recover',
+  summary: 'a new token from a recovery code',
+  usage: RECOVER_USAGE,
+  json: true,
+  args: ['<principal>'],
+  options: { url: CLIENT_OPTIONS.url, code: { type: 'string' }, 'no-save': { type: 'boolean', default: false } },
+  run: async ({ values, positionals }) => {
+    if (positionals.length !== 1) throw new CliError(`loom recover takes a principal (your member label or DID)\n${RECOVER_USAGE}`);
+    if (values.code === undefined) throw new CliError(`--code is required\n${RECOVER_USAGE}`);
+    const code = secretOption('code', values.code)!;
+    const save = values['no-save'] !== true;
+    // No bearer is sent: the recovery code is the credential.
+    const ctx = anonymousContext(values);
+    // Read before the request, so a malformed config file fails here, not after the code is spent.
+    const previous = save ? savedBefore(ctx) : undefined;
+    const { data } = await call(ctx, ctx.client.recredential({ body: { principal: positionals[0]!, proof: { kind: 'recovery_code', evidence: code } } }));
+    const outcome = save ? await saveIssuedToken(ctx, previous, data.token, data.sa_id, `the new token of ${data.principal}`) : undefined;
+    print(ctx, outcome ? { ...data, config_path: ctx.configPath, saved: outcome.saved } : data, () =>
+      `new token for ${data.principal}${data.label ? ` (member ${data.label})` : ''}, scopes ${data.scopes.join(',') || '-'}, until ${data.expires_at}\n` +
+      (outcome ? savedLine(ctx, outcome, data.token) : `token (shown only now): ${data.token}\n`) +
+      (data.rebind_required ? `the recovery code is now spent: bind a new one with: loom self bind-code --url ${ctx.url}${outcome?.saved ? '' : ' --token …'}\n` : ''),
+    );
+    if (data.rebind_required && !ctx.json) process.stderr.write('loom: warning: your recovery code is spent; until you bind a new one (loom self bind-code) you cannot recover again\n');
+  },
+});

@@ -3,10 +3,10 @@
  * routes. The plaintext api_key of `create` and `rotate` is printed once:
  * the server keeps only its hash, so this output is the only copy.
  */
-import { parseArgs } from 'node:util';
+import { defineCommand, subcommand } from '../../../command/define-command.js';
 import { saveServerToken, savedServer } from '../../kit/config.js';
 import { CliError } from '../../../command/cli-error.js';
-import { call, clientContext, COMMON_OPTIONS, isHelp, parseListOption, print, type ClientContext, type Command } from '../../kit/context.js';
+import { call, clientContext, CLIENT_OPTIONS, parseListOption, print, type ClientContext } from '../../kit/context.js';
 import { textTable } from '../../kit/text-table.js';
 
 export const SA_USAGE = `loom sa list [--url …] [--token …] [--json]
@@ -86,40 +86,57 @@ async function rotate(ctx: ClientContext, id: string, save: boolean): Promise<vo
   if (!saved) warnIfSaved(ctx, data.id, 'now revoked: use the new api_key with --token or LOOM_TOKEN (rotate with --save to save it)');
 }
 
-export const sa: Command = async (argv) => {
-  const [sub, ...rest] = argv;
-  if (isHelp(sub)) return void process.stdout.write(SA_USAGE + '\n');
-  if (sub !== 'list' && sub !== 'create' && sub !== 'revoke' && sub !== 'rotate') throw new CliError(`usage:\n${SA_USAGE}`);
-  const { values, positionals } = parseArgs({
-    args: rest,
-    allowPositionals: true,
-    options: {
-      ...COMMON_OPTIONS,
-      // Accepted by the subcommand that uses each; the others refuse them below.
-      scopes: { type: 'string' },
-      actors: { type: 'string' },
-      namespace: { type: 'string' },
-      env: { type: 'string' },
-      'expires-at': { type: 'string' },
-      save: { type: 'boolean', default: false },
-    },
-  });
-  if (values.help) return void process.stdout.write(SA_USAGE + '\n');
-  const createOnly = (['scopes', 'actors', 'namespace', 'env', 'expires-at'] as const).filter((name) => values[name] !== undefined);
-  if (sub !== 'create' && createOnly.length > 0) throw new CliError(`--${createOnly[0]} applies to loom sa create only`);
-  if (sub !== 'rotate' && values.save) throw new CliError('--save applies to loom sa rotate only');
-  const expected = sub === 'list' ? 0 : 1;
+const arity = (sub: string, positionals: readonly string[], expected: number) => {
   if (positionals.length !== expected) throw new CliError(`loom sa ${sub} takes ${expected === 0 ? 'no arguments' : sub === 'create' ? 'a name' : 'a service account id'}\n${SA_USAGE}`);
-  const ctx = clientContext(values);
-  const argument = positionals[0]!;
-  switch (sub) {
-    case 'list':
-      return list(ctx);
-    case 'create':
-      return create(ctx, argument, values);
-    case 'revoke':
-      return revoke(ctx, argument);
-    case 'rotate':
-      return rotate(ctx, argument, values.save === true);
-  }
 };
+
+export const sa = defineCommand({
+  name: 'sa',
+  summary: 'service accounts and their tokens',
+  usage: SA_USAGE,
+  json: true,
+  subcommands: {
+    list: subcommand({
+      summary: 'the service accounts (admin)',
+      options: CLIENT_OPTIONS,
+      run: async ({ values, positionals }) => {
+        arity('list', positionals, 0);
+        return list(clientContext(values));
+      },
+    }),
+    create: subcommand({
+      summary: 'a service account; prints its api_key once (admin)',
+      args: ['<name>'],
+      options: {
+        ...CLIENT_OPTIONS,
+        scopes: { type: 'string', value: 'a,b', help: 'its scopes' },
+        actors: { type: 'string', value: 'did,did', help: 'the actors it may act as' },
+        namespace: { type: 'string', value: 'ns', help: 'its namespace' },
+        env: { type: 'string', value: 'prod', help: 'its environment' },
+        'expires-at': { type: 'string', value: 'ISO', help: 'when it expires' },
+      },
+      run: async ({ values, positionals }) => {
+        arity('create', positionals, 1);
+        return create(clientContext(values), positionals[0]!, values);
+      },
+    }),
+    revoke: subcommand({
+      summary: 'revokes a service account (admin)',
+      args: ['<id>'],
+      options: CLIENT_OPTIONS,
+      run: async ({ values, positionals }) => {
+        arity('revoke', positionals, 1);
+        return revoke(clientContext(values), positionals[0]!);
+      },
+    }),
+    rotate: subcommand({
+      summary: "a new api_key, printed once; the account's previous tokens are revoked (admin)",
+      args: ['<id>'],
+      options: { ...CLIENT_OPTIONS, save: { type: 'boolean', default: false, help: 'save the new key as the token for --url' } },
+      run: async ({ values, positionals }) => {
+        arity('rotate', positionals, 1);
+        return rotate(clientContext(values), positionals[0]!, values.save === true);
+      },
+    }),
+  },
+});

@@ -21,11 +21,11 @@ import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
-import { parseArgs } from 'node:util';
+import { defineCommand, subcommand, type OptionDecls, type OptionValues } from '../../../command/define-command.js';
 import { DataTransferError, readBlobRange, uploadFile, type DataNode, type DataUsage } from '../../../sdk/index.js';
 import { CliError, unreachableMessage } from '../../../command/cli-error.js';
-import { call, clientContext, COMMON_OPTIONS, isHelp, print, type ClientContext, type Command } from '../../kit/context.js';
-import { integerOption, refuseForeignOptions, shortId } from '../../kit/options.js';
+import { call, clientContext, CLIENT_OPTIONS, print, type ClientContext } from '../../kit/context.js';
+import { integerOption, shortId } from '../../kit/options.js';
 import { textTable } from '../../kit/text-table.js';
 import { formatBytes, transferProgress, type TransferProgress } from '../../kit/progress.js';
 
@@ -50,31 +50,43 @@ loom data usage
 const ARITY = { ls: [0, 1], stat: [1, 1], put: [2, 2], get: [1, 2], mv: [2, 2], rm: [1, 1], publish: [1, 1], url: [1, 1], usage: [0, 0] } as const;
 type Sub = keyof typeof ARITY;
 
-const OWNERS = {
-  'content-type': ['put'],
-  'if-match': ['put'],
-  'if-absent': ['put'],
-  recursive: ['rm'],
-  'storage-class': ['publish'],
-  'expires-in': ['url'],
-  limit: ['ls'],
-  cursor: ['ls'],
-} as const;
 
-const OPTIONS = {
-  ...COMMON_OPTIONS,
-  namespace: { type: 'string' },
-  'content-type': { type: 'string' },
-  'if-match': { type: 'string' },
-  'if-absent': { type: 'boolean', default: false },
-  recursive: { type: 'boolean', short: 'r', default: false },
-  'storage-class': { type: 'string' },
-  'expires-in': { type: 'string' },
-  limit: { type: 'string' },
-  cursor: { type: 'string' },
-} as const;
+/** The options every subcommand takes. */
+const SHARED = { ...CLIENT_OPTIONS, namespace: { type: 'string', value: 'ns', help: "the namespace's tree" } } as const;
 
-type Values = ReturnType<typeof parseArgs<{ args: string[]; allowPositionals: true; options: typeof OPTIONS }>>['values'];
+/** Each subcommand's own options, and its arguments as --help shows them. */
+const OWN = {
+  ls: { args: ['[<path>]'], options: { limit: { type: 'string', value: 'N', help: 'entries per page' }, cursor: { type: 'string', value: 'c', help: 'the page after this cursor' } } },
+  stat: { args: ['<path>'], options: {} },
+  put: {
+    args: ['<local-file>', '<remote-path>'],
+    options: {
+      'content-type': { type: 'string', value: 't', help: "the file's media type" },
+      'if-match': { type: 'string', value: 'hash', help: 'write only over this content hash' },
+      'if-absent': { type: 'boolean', default: false, help: 'write only a new file' },
+    },
+  },
+  get: { args: ['<remote-path>', '[<local-file> | -]'], options: {} },
+  mv: { args: ['<from>', '<to>'], options: {} },
+  rm: { args: ['<path>'], options: { recursive: { type: 'boolean', short: 'r', default: false, help: 'a folder and everything under it' } } },
+  publish: { args: ['<path>'], options: { 'storage-class': { type: 'string', value: 'c', help: 'the storage class' } } },
+  url: { args: ['<path>'], options: { 'expires-in': { type: 'string', value: 'seconds', help: 'how long the link works' } } },
+  usage: { args: [], options: {} },
+} as const satisfies Record<Sub, { args: readonly string[]; options: OptionDecls }>;
+
+const SUMMARIES: Record<Sub, string> = {
+  ls: 'a folder, a page at a time',
+  stat: "one file's or folder's metadata",
+  put: 'uploads a file in chunks; run it again after an interruption and only the missing chunks are sent',
+  get: 'downloads a file, continuing a .part file and checking its SHA-256 (- writes to stdout)',
+  mv: 'moves or renames',
+  rm: 'removes a file (or a folder with -r)',
+  publish: 'publishes a file',
+  url: 'a signed link anyone may read until it expires',
+  usage: "the namespace's usage",
+};
+
+type Values = OptionValues<typeof SHARED & typeof OWN.ls.options & typeof OWN.put.options & typeof OWN.rm.options & typeof OWN.publish.options & typeof OWN.url.options>;
 
 /** A DataTransferError as the one-line CliError every client command prints. */
 function transferFailure(ctx: ClientContext, error: unknown): never {
@@ -360,21 +372,29 @@ async function metadata(ctx: ClientContext, sub: Exclude<Sub, 'put' | 'get'>, va
   }
 }
 
-export const data: Command = async (argv) => {
-  const [sub, ...rest] = argv;
-  if (sub === undefined || isHelp(sub)) return void process.stdout.write(DATA_USAGE + '\n');
-  if (!Object.prototype.hasOwnProperty.call(ARITY, sub)) throw new CliError(`unknown subcommand "data ${sub}"\n${DATA_USAGE}`);
-  const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: OPTIONS });
-  if (values.help) return void process.stdout.write(DATA_USAGE + '\n');
-  const name = sub as Sub;
-  refuseForeignOptions('data', name, values, OWNERS);
+async function run(name: Sub, values: Values, positionals: readonly string[]): Promise<void> {
   const [least, most] = ARITY[name];
   if (positionals.length < least || positionals.length > most) {
     const wanted = least === most ? `${least}` : `${least} to ${most}`;
     throw new CliError(`loom data ${name} takes ${wanted} argument${most === 1 ? '' : 's'}, not ${positionals.length}\n${DATA_USAGE}`);
   }
   const ctx = clientContext(values);
-  if (name === 'put') return put(ctx, values, positionals);
-  if (name === 'get') return get(ctx, values, positionals);
-  return metadata(ctx, name, values, positionals);
-};
+  if (name === 'put') return put(ctx, values, [...positionals]);
+  if (name === 'get') return get(ctx, values, [...positionals]);
+  return metadata(ctx, name, values, [...positionals]);
+}
+
+export const data = defineCommand({
+  name: 'data',
+  summary: 'the data plane: files and blobs',
+  usage: DATA_USAGE,
+  json: true,
+  bareIsHelp: true,
+  unknownSubcommand: (sub) => `unknown subcommand "data ${sub}"\n${DATA_USAGE}`,
+  subcommands: Object.fromEntries(
+    (Object.keys(ARITY) as Sub[]).map((name) => [
+      name,
+      subcommand({ summary: SUMMARIES[name], args: OWN[name].args, options: { ...SHARED, ...OWN[name].options }, run: ({ values, positionals }) => run(name, values as Values, positionals) }),
+    ]),
+  ),
+});

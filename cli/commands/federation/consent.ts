@@ -6,13 +6,13 @@
  * that the writer holds federation:manage); `list` shows the grants in force
  * as the changes feed applies them (GET /v1/sync/consent).
  */
-import { parseArgs } from 'node:util';
+import { defineCommand, subcommand, type OptionValues } from '../../../command/define-command.js';
 import type { ConsentGrant } from '../../../sdk/index.js';
 import { TH_CONSENT } from '../../../core/records/reserved-threads.js';
 import { CliError } from '../../../command/cli-error.js';
-import { emitRecord, nextClock } from '../ledger/records.js';
-import { call, clientContext, COMMON_OPTIONS, defaultActor, isHelp, parseListOption, print, type ClientContext, type Command } from '../../kit/context.js';
-import { didArgument, integerOption, refuseForeignOptions, shortId } from '../../kit/options.js';
+import { emitRecord, nextClock } from '../ledger/emit-record.js';
+import { call, clientContext, CLIENT_OPTIONS, defaultActor, parseListOption, print, type ClientContext } from '../../kit/context.js';
+import { didArgument, integerOption, shortId } from '../../kit/options.js';
 import { textTable } from '../../kit/text-table.js';
 
 export const CONSENT_USAGE = `loom consent grant --source <namespace> --target <namespace> [--levels L1[,L2…]] [--threads <th_…>,…]
@@ -28,30 +28,22 @@ loom consent revoke <grant-id> [--actor <did>]
 
 const LEVELS = ['L0', 'L1', 'L2', 'L3'] as const;
 
-const OWNERS = {
-  source: ['grant'],
-  target: ['grant'],
-  levels: ['grant'],
-  threads: ['grant'],
-  purpose: ['grant'],
-  'expires-at': ['grant'],
-  'expires-in': ['grant'],
-  actor: ['grant', 'revoke'],
+
+const ACTOR = { actor: { type: 'string', value: 'did', help: 'the writer (default $LOOM_ACTOR, else did:sync:user:<your login name>)' } } as const;
+
+const GRANT_OPTIONS = {
+  ...CLIENT_OPTIONS,
+  source: { type: 'string', value: 'namespace', help: 'the namespace whose records may cross' },
+  target: { type: 'string', value: 'namespace', help: 'the namespace they may cross into' },
+  levels: { type: 'string', value: 'L1[,L2…]', help: 'the hash levels allowed (default L1)' },
+  threads: { type: 'string', value: 'th_…,…', help: 'the threads the grant covers (default every thread)' },
+  purpose: { type: 'string', value: 'text', help: 'why' },
+  'expires-at': { type: 'string', value: 'ISO time', help: 'when the grant ends' },
+  'expires-in': { type: 'string', value: 'seconds', help: 'when the grant ends (instead of --expires-at)' },
+  ...ACTOR,
 } as const;
 
-const OPTIONS = {
-  ...COMMON_OPTIONS,
-  source: { type: 'string' },
-  target: { type: 'string' },
-  levels: { type: 'string' },
-  threads: { type: 'string' },
-  purpose: { type: 'string' },
-  'expires-at': { type: 'string' },
-  'expires-in': { type: 'string' },
-  actor: { type: 'string' },
-} as const;
-
-type Values = ReturnType<typeof parseArgs<{ args: string[]; allowPositionals: true; options: typeof OPTIONS }>>['values'];
+type Values = OptionValues<typeof GRANT_OPTIONS>;
 
 function levelsOption(text: string | undefined): string[] | undefined {
   const levels = parseListOption(text);
@@ -93,47 +85,65 @@ function grantRows(grants: readonly ConsentGrant[]): string {
   return textTable(['grant', 'from', 'into', 'levels', 'served at', 'threads', 'expires', 'purpose'], rows);
 }
 
-export const consent: Command = async (argv) => {
-  const [sub, ...rest] = argv;
-  if (sub === undefined || isHelp(sub)) return void process.stdout.write(CONSENT_USAGE + '\n');
-  if (sub !== 'grant' && sub !== 'list' && sub !== 'revoke') throw new CliError(`unknown subcommand "loom consent ${sub}"\n${CONSENT_USAGE}`);
-  const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: OPTIONS });
-  if (values.help) return void process.stdout.write(CONSENT_USAGE + '\n');
-  refuseForeignOptions('consent', sub, values, OWNERS);
-  const wanted = sub === 'revoke' ? 1 : 0;
-  if (positionals.length !== wanted) throw new CliError(wanted === 1 ? `loom consent revoke takes the grant id\n${CONSENT_USAGE}` : `loom consent ${sub} takes no arguments\n${CONSENT_USAGE}`);
-  const actor = values.actor !== undefined ? didArgument('--actor', values.actor) : defaultActor();
+const actorOf = (values: { actor?: string | undefined }) => (values.actor !== undefined ? didArgument('--actor', values.actor) : defaultActor());
 
-  if (sub === 'list') {
+export const consent = defineCommand({
+  name: 'consent',
+  summary: 'federation consent',
+  usage: CONSENT_USAGE,
+  json: true,
+  bareIsHelp: true,
+  unknownSubcommand: (sub) => `unknown subcommand "loom consent ${sub}"\n${CONSENT_USAGE}`,
+  subcommands: {
+    grant: subcommand({
+      summary: 'lets records of --source (and the namespaces under it) cross into --target (federation:manage)',
+      options: GRANT_OPTIONS,
+      run: async ({ values, positionals }) => {
+        if (positionals.length !== 0) throw new CliError(`loom consent grant takes no arguments\n${CONSENT_USAGE}`);
+        const actor = actorOf(values);
+    if (!values.source) throw new CliError(`--source is required\n${CONSENT_USAGE}`);
+    if (!values.target) throw new CliError(`--target is required\n${CONSENT_USAGE}`);
+    if (values.source === values.target) throw new CliError('--source and --target are the same namespace: records of a namespace need no consent to stay in it');
+    const levels = levelsOption(values.levels);
+    const threads = parseListOption(values.threads);
+    if (threads !== undefined && threads.length === 0) throw new CliError('--threads lists thread ids (or *)');
+    const expires = expiresAt(values);
+    const body = {
+      kind: 'core.consent.grant.v1',
+      source_namespace: values.source,
+      target_namespace: values.target,
+      ...(levels ? { hash_levels: levels } : {}),
+      ...(threads ? { threads } : {}),
+      ...(values.purpose !== undefined ? { purpose: values.purpose } : {}),
+      ...(expires ? { expires_at: expires } : {}),
+    };
     const ctx = clientContext(values);
-    const { data } = await call(ctx, ctx.client.listConsentGrants());
-    return print(ctx, data, () => grantRows(data.data));
-  }
-
-  if (sub === 'revoke') {
-    const grant = positionals[0]!;
-    const ctx = clientContext(values);
-    const { record } = await writeConsent(ctx, actor, { kind: 'core.consent.revoke.v1', grant });
-    return print(ctx, record, () => `revoked ${grant} (record ${record.id}); records already served stay where they are\n`);
-  }
-
-  if (!values.source) throw new CliError(`--source is required\n${CONSENT_USAGE}`);
-  if (!values.target) throw new CliError(`--target is required\n${CONSENT_USAGE}`);
-  if (values.source === values.target) throw new CliError('--source and --target are the same namespace: records of a namespace need no consent to stay in it');
-  const levels = levelsOption(values.levels);
-  const threads = parseListOption(values.threads);
-  if (threads !== undefined && threads.length === 0) throw new CliError('--threads lists thread ids (or *)');
-  const expires = expiresAt(values);
-  const body = {
-    kind: 'core.consent.grant.v1',
-    source_namespace: values.source,
-    target_namespace: values.target,
-    ...(levels ? { hash_levels: levels } : {}),
-    ...(threads ? { threads } : {}),
-    ...(values.purpose !== undefined ? { purpose: values.purpose } : {}),
-    ...(expires ? { expires_at: expires } : {}),
-  };
-  const ctx = clientContext(values);
-  const { record, created } = await writeConsent(ctx, actor, body);
-  print(ctx, record, () => `${created ? 'granted' : 'already granted'}: ${values.source} → ${values.target} at ${(levels ?? ['L1']).join(',')}; grant ${record.id}\n  revoke with: loom consent revoke ${record.id}\n`);
-};
+    const { record, created } = await writeConsent(ctx, actor, body);
+    print(ctx, record, () => `${created ? 'granted' : 'already granted'}: ${values.source} → ${values.target} at ${(levels ?? ['L1']).join(',')}; grant ${record.id}\n  revoke with: loom consent revoke ${record.id}\n`);
+      },
+    }),
+    list: subcommand({
+      summary: 'the grants in force and the level each is served at (federation:manage)',
+      options: CLIENT_OPTIONS,
+      run: async ({ values, positionals }) => {
+        if (positionals.length !== 0) throw new CliError(`loom consent list takes no arguments\n${CONSENT_USAGE}`);
+        const ctx = clientContext(values);
+        const { data } = await call(ctx, ctx.client.listConsentGrants());
+        print(ctx, data, () => grantRows(data.data));
+      },
+    }),
+    revoke: subcommand({
+      summary: 'revokes a grant; records already served stay where they are (federation:manage)',
+      args: ['<grant-id>'],
+      options: { ...CLIENT_OPTIONS, ...ACTOR },
+      run: async ({ values, positionals }) => {
+        if (positionals.length !== 1) throw new CliError(`loom consent revoke takes the grant id\n${CONSENT_USAGE}`);
+        const actor = actorOf(values);
+        const grant = positionals[0]!;
+        const ctx = clientContext(values);
+        const { record } = await writeConsent(ctx, actor, { kind: 'core.consent.revoke.v1', grant });
+        print(ctx, record, () => `revoked ${grant} (record ${record.id}); records already served stay where they are\n`);
+      },
+    }),
+  },
+});

@@ -9,11 +9,11 @@
  * process list. The server stores it in a 0600 file and never echoes it.
  */
 import { readFile } from 'node:fs/promises';
-import { parseArgs } from 'node:util';
+import { defineCommand, subcommand, type OptionValues } from '../../../command/define-command.js';
 import type { SyncPair } from '../../../sdk/index.js';
 import { CliError } from '../../../command/cli-error.js';
-import { call, clientContext, COMMON_OPTIONS, isHelp, print, type ClientContext, type Command } from '../../kit/context.js';
-import { integerOption, refuseForeignOptions, shortId } from '../../kit/options.js';
+import { call, clientContext, CLIENT_OPTIONS, print, type ClientContext } from '../../kit/context.js';
+import { integerOption, shortId } from '../../kit/options.js';
 import { textTable } from '../../kit/text-table.js';
 
 export const SYNC_USAGE = `loom sync pairs
@@ -27,35 +27,23 @@ loom sync health
   pause keeps the cursor; resume continues from it; kick pulls now (ends a poll interval or a backoff
   wait); rm removes the pair (records already pulled stay). stats and health: the last hour, in memory.`;
 
-const ARITY = { pairs: 0, add: 0, show: 1, pause: 1, resume: 1, kick: 1, rm: 1, stats: 1, health: 0 } as const;
-type Sub = keyof typeof ARITY;
 
-const OWNERS = {
-  'peer-did': ['add'],
-  'peer-url': ['add'],
-  'peer-token': ['add'],
-  'peer-token-file': ['add'],
-  thread: ['add'],
-  'target-namespace': ['add'],
-  mode: ['add'],
-  'poll-interval-ms': ['add'],
-} as const;
 
 const MODES = ['continuous', 'longpoll', 'polling'] as const;
 
-const OPTIONS = {
-  ...COMMON_OPTIONS,
-  'peer-did': { type: 'string' },
-  'peer-url': { type: 'string' },
-  'peer-token': { type: 'string' },
-  'peer-token-file': { type: 'string' },
-  thread: { type: 'string' },
-  'target-namespace': { type: 'string' },
-  mode: { type: 'string' },
-  'poll-interval-ms': { type: 'string' },
+const ADD_OPTIONS = {
+  ...CLIENT_OPTIONS,
+  'peer-did': { type: 'string', value: 'did:key:…', help: "the source's DID" },
+  'peer-url': { type: 'string', value: 'url', help: "the source's URL" },
+  'peer-token': { type: 'string', value: 't', help: 'the bearer on the source (visible in the process list: prefer --peer-token-file)' },
+  'peer-token-file': { type: 'string', value: 'file', help: 'a file holding the bearer (else LOOM_PEER_TOKEN)' },
+  thread: { type: 'string', value: 'th_…', help: 'pull one thread only' },
+  'target-namespace': { type: 'string', value: 'ns', help: 'where the pulled records land' },
+  mode: { type: 'string', value: 'continuous|longpoll|polling', help: 'how to pull' },
+  'poll-interval-ms': { type: 'string', value: 'N', help: 'the poll interval (polling)' },
 } as const;
 
-type Values = ReturnType<typeof parseArgs<{ args: string[]; allowPositionals: true; options: typeof OPTIONS }>>['values'];
+type Values = OptionValues<typeof ADD_OPTIONS>;
 
 const orDash = (value: string | number | null | undefined) => (value === null || value === undefined ? '-' : String(value));
 
@@ -166,51 +154,68 @@ function healthText(data: Record<string, unknown>): string {
   return lines.join('\n') + '\n';
 }
 
-export const sync: Command = async (argv) => {
-  const [sub, ...rest] = argv;
-  if (sub === undefined || isHelp(sub)) return void process.stdout.write(SYNC_USAGE + '\n');
-  if (!Object.prototype.hasOwnProperty.call(ARITY, sub)) throw new CliError(`unknown subcommand "loom sync ${sub}"\n${SYNC_USAGE}`);
-  const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: OPTIONS });
-  if (values.help) return void process.stdout.write(SYNC_USAGE + '\n');
-  const name = sub as Sub;
-  refuseForeignOptions('sync', name, values, OWNERS);
-  if (positionals.length !== ARITY[name]) throw new CliError(ARITY[name] === 1 ? `loom sync ${name} takes one pair id\n${SYNC_USAGE}` : `loom sync ${name} takes no arguments\n${SYNC_USAGE}`);
-  const ctx = clientContext(values);
-  const path = { id: positionals[0]! };
-  switch (name) {
-    case 'pairs': {
+type Pair = { id: string };
+
+/** A subcommand that sends one request: `arity` 1 takes the pair id. */
+function request(summary: string, arity: 0 | 1, act: (ctx: ClientContext, path: Pair) => Promise<void>) {
+  return subcommand({
+    summary,
+    ...(arity === 1 ? { args: ['<pair-id>'] } : {}),
+    options: CLIENT_OPTIONS,
+    run: async ({ values, positionals }, { name }) => {
+      if (positionals.length !== arity) throw new CliError(arity === 1 ? `loom ${name} takes one pair id\n${SYNC_USAGE}` : `loom ${name} takes no arguments\n${SYNC_USAGE}`);
+      await act(clientContext(values), { id: positionals[0]! });
+    },
+  });
+}
+
+export const sync = defineCommand({
+  name: 'sync',
+  summary: 'federation pairs',
+  usage: SYNC_USAGE,
+  json: true,
+  bareIsHelp: true,
+  unknownSubcommand: (sub) => `unknown subcommand "loom sync ${sub}"\n${SYNC_USAGE}`,
+  subcommands: {
+    pairs: request('the sync pairs of this (target) instance', 0, async (ctx) => {
       const { data } = await call(ctx, ctx.client.listSyncPairs());
-      return print(ctx, data, () => pairRows(data.data));
-    }
-    case 'add':
-      return add(ctx, values);
-    case 'show': {
+      print(ctx, data, () => pairRows(data.data));
+    }),
+    add: subcommand({
+      summary: 'a pair pulling a peer (the source); the peer token is stored 0600 and never shown again',
+      options: ADD_OPTIONS,
+      run: async ({ values, positionals }) => {
+        if (positionals.length !== 0) throw new CliError(`loom sync add takes no arguments\n${SYNC_USAGE}`);
+        return add(clientContext(values), values);
+      },
+    }),
+    show: request('one pair', 1, async (ctx, path) => {
       const { data } = await call(ctx, ctx.client.getSyncPair({ path }));
-      return print(ctx, data, () => pairText(data));
-    }
-    case 'pause': {
+      print(ctx, data, () => pairText(data));
+    }),
+    pause: request('pauses a pair, keeping its cursor', 1, async (ctx, path) => {
       const { data } = await call(ctx, ctx.client.pauseSyncPair({ path }));
-      return print(ctx, data, () => `paused ${data.pair_id} at cursor ${orDash(data.cursor)}\n`);
-    }
-    case 'resume': {
+      print(ctx, data, () => `paused ${data.pair_id} at cursor ${orDash(data.cursor)}\n`);
+    }),
+    resume: request('resumes a pair from its cursor', 1, async (ctx, path) => {
       const { data } = await call(ctx, ctx.client.resumeSyncPair({ path }));
-      return print(ctx, data, () => `resumed ${data.pair_id} from cursor ${orDash(data.cursor)}\n`);
-    }
-    case 'kick': {
+      print(ctx, data, () => `resumed ${data.pair_id} from cursor ${orDash(data.cursor)}\n`);
+    }),
+    kick: request('pulls now (ends a poll interval or a backoff wait)', 1, async (ctx, path) => {
       const { data } = await call(ctx, ctx.client.kickSyncPair({ path }));
-      return print(ctx, data, () => `kicked ${data.pair_id} (${data.state})\n`);
-    }
-    case 'rm': {
+      print(ctx, data, () => `kicked ${data.pair_id} (${data.state})\n`);
+    }),
+    rm: request('removes a pair (records already pulled stay)', 1, async (ctx, path) => {
       const { data } = await call(ctx, ctx.client.deleteSyncPair({ path }));
-      return print(ctx, data, () => `removed ${data.pair_id}; records already pulled stay\n`);
-    }
-    case 'stats': {
+      print(ctx, data, () => `removed ${data.pair_id}; records already pulled stay\n`);
+    }),
+    stats: request("a pair's last hour, in memory", 1, async (ctx, path) => {
       const { data } = await call(ctx, ctx.client.getSyncPairStats({ path }));
-      return print(ctx, data, () => statsText(data));
-    }
-    case 'health': {
+      print(ctx, data, () => statsText(data));
+    }),
+    health: request('every pair over the last hour, in memory', 0, async (ctx) => {
       const { data } = await call(ctx, ctx.client.getSyncHealth());
-      return print(ctx, data, () => healthText(data));
-    }
-  }
-};
+      print(ctx, data, () => healthText(data));
+    }),
+  },
+});

@@ -5,11 +5,12 @@
  * the server answers changed: false, writing nothing, when the fleet is
  * already in that state.
  */
-import { parseArgs } from 'node:util';
+import { defineCommand, subcommand } from '../../../command/define-command.js';
 import { CliError } from '../../../command/cli-error.js';
-import { call, clientContext, COMMON_OPTIONS, isHelp, print, type ClientContext, type Command } from '../../kit/context.js';
-import { integerOption, refuseForeignOptions, shortId } from '../../kit/options.js';
+import { call, clientContext, CLIENT_OPTIONS, print, type ClientContext } from '../../kit/context.js';
+import { integerOption, shortId } from '../../kit/options.js';
 import { textTable } from '../../kit/text-table.js';
+import { formatAge } from '../../kit/format-age.js';
 import type { FleetStatus } from '../../../sdk/index.js';
 
 export const FLEET_USAGE = `loom fleet status [--url …] [--token …] [--json]
@@ -22,26 +23,10 @@ loom fleet emergency [--clear] [--reason <text>] [--url …] [--token …] [--js
   emergency stops every dispatch and all new INTEND, DO and CALL everywhere; --clear lifts it.
   status shows the emergency stop, the freezes in force and every instance's latest heartbeat.`;
 
-const OWNERS = {
-  hard: ['freeze'],
-  grace: ['freeze'],
-  reason: ['freeze', 'thaw', 'emergency'],
-  clear: ['emergency'],
-} as const;
 
 const MAX_GRACE_SECS = 86_400;
 
 const status = (ctx: ClientContext) => call(ctx, ctx.client.getFleetStatus());
-
-/** A duration in seconds, coarsely: 42s, 3m05s, 2h10m, 4d03h. */
-export function formatAge(seconds: number): string {
-  const s = Math.max(0, Math.floor(seconds));
-  if (s < 60) return `${s}s`;
-  const pad = (n: number) => String(n).padStart(2, '0');
-  if (s < 3600) return `${Math.floor(s / 60)}m${pad(s % 60)}s`;
-  if (s < 86_400) return `${Math.floor(s / 3600)}h${pad(Math.floor((s % 3600) / 60))}m`;
-  return `${Math.floor(s / 86_400)}d${pad(Math.floor((s % 86_400) / 3600))}h`;
-}
 
 function statusText(data: FleetStatus, now: number): string {
   const lines: string[] = [];
@@ -123,36 +108,58 @@ async function emergency(ctx: ClientContext, clear: boolean, reason: string | un
   });
 }
 
-export const fleet: Command = async (argv) => {
-  const [sub, ...rest] = argv;
-  if (isHelp(sub)) return void process.stdout.write(FLEET_USAGE + '\n');
-  if (sub !== 'status' && sub !== 'freeze' && sub !== 'thaw' && sub !== 'emergency') throw new CliError(`usage:\n${FLEET_USAGE}`);
-  const { values, positionals } = parseArgs({
-    args: rest,
-    allowPositionals: true,
-    options: {
-      ...COMMON_OPTIONS,
-      hard: { type: 'boolean', default: false },
-      grace: { type: 'string' },
-      reason: { type: 'string' },
-      clear: { type: 'boolean', default: false },
-    },
-  });
-  if (values.help) return void process.stdout.write(FLEET_USAGE + '\n');
-  refuseForeignOptions('fleet', sub, values, OWNERS);
-  const expected = sub === 'freeze' || sub === 'thaw' ? 1 : 0;
+const arity = (sub: string, positionals: readonly string[], expected: number) => {
   if (positionals.length !== expected) throw new CliError(`loom fleet ${sub} takes ${expected === 0 ? 'no arguments' : 'a namespace'}\n${FLEET_USAGE}`);
-  const ctx = clientContext(values);
-  switch (sub) {
-    case 'status': {
-      const { data } = await status(ctx);
-      return print(ctx, data, () => statusText(data, Date.now()));
-    }
-    case 'freeze':
-      return freeze(ctx, positionals[0]!, values);
-    case 'thaw':
-      return thaw(ctx, positionals[0]!, values.reason);
-    case 'emergency':
-      return emergency(ctx, values.clear === true, values.reason);
-  }
 };
+
+const REASON = { reason: { type: 'string', value: 'text', help: 'why, kept in the record' } } as const;
+
+export const fleet = defineCommand({
+  name: 'fleet',
+  summary: 'the instances of a fleet',
+  usage: FLEET_USAGE,
+  json: true,
+  subcommands: {
+    status: subcommand({
+      summary: "the emergency stop, the freezes in force and every instance's latest heartbeat (config:read)",
+      options: CLIENT_OPTIONS,
+      run: async ({ values, positionals }) => {
+        arity('status', positionals, 0);
+        const ctx = clientContext(values);
+        const { data } = await status(ctx);
+        print(ctx, data, () => statusText(data, Date.now()));
+      },
+    }),
+    freeze: subcommand({
+      summary: 'refuses new INTEND, DO and CALL in <namespace> and its descendants (admin)',
+      args: ['<namespace>'],
+      options: {
+        ...CLIENT_OPTIONS,
+        hard: { type: 'boolean', default: false, help: 'also refuse every write once --grace has passed' },
+        grace: { type: 'string', value: 'secs', help: 'seconds before a hard freeze refuses writes (default 60)' },
+        ...REASON,
+      },
+      run: async ({ values, positionals }) => {
+        arity('freeze', positionals, 1);
+        return freeze(clientContext(values), positionals[0]!, values);
+      },
+    }),
+    thaw: subcommand({
+      summary: 'lifts a freeze (admin)',
+      args: ['<namespace>'],
+      options: { ...CLIENT_OPTIONS, ...REASON },
+      run: async ({ values, positionals }) => {
+        arity('thaw', positionals, 1);
+        return thaw(clientContext(values), positionals[0]!, values.reason);
+      },
+    }),
+    emergency: subcommand({
+      summary: 'stops every dispatch and all new INTEND, DO and CALL everywhere (admin)',
+      options: { ...CLIENT_OPTIONS, clear: { type: 'boolean', default: false, help: 'lift the emergency stop' }, ...REASON },
+      run: async ({ values, positionals }) => {
+        arity('emergency', positionals, 0);
+        return emergency(clientContext(values), values.clear === true, values.reason);
+      },
+    }),
+  },
+});

@@ -8,10 +8,10 @@
  * Without --json a fold prints only its value, as indented JSON, so it pipes
  * into jq; --json prints the whole answer (fold_name, cache_key, watermark, value).
  */
-import { parseArgs } from 'node:util';
+import { defineCommand } from '../../../command/define-command.js';
 import { FoldVerificationError, VERIFIABLE_FOLDS, verifyFold, type FoldAnswer, type FoldList, type FoldVerification } from '../../../sdk/index.js';
 import { CliError } from '../../../command/cli-error.js';
-import { call, clientContext, COMMON_OPTIONS, isHelp, print, type ClientContext, type Command } from '../../kit/context.js';
+import { call, clientContext, CLIENT_OPTIONS, print, type ClientContext } from '../../kit/context.js';
 import { textTable } from '../../kit/text-table.js';
 
 /** Exit status of --verify when the server's value differs from the recomputed one (1 is "could not ask", 2 a usage error). */
@@ -80,21 +80,27 @@ async function read(ctx: ClientContext, name: string, key: string | undefined): 
   print(ctx, data, () => JSON.stringify(data.value, null, 2) + '\n');
 }
 
-export const fold: Command = async (argv) => {
-  if (isHelp(argv[0])) return void process.stdout.write(FOLD_USAGE + '\n');
-  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { ...COMMON_OPTIONS, verify: { type: 'boolean', default: false } } });
-  if (values.help) return void process.stdout.write(FOLD_USAGE + '\n');
-  const [name, key, ...extra] = positionals;
-  if (name === undefined) throw new CliError(`a fold name is required (loom fold list names them)\n${FOLD_USAGE}`);
-  if (name === 'list') {
-    if (key !== undefined) throw new CliError(`loom fold list takes no arguments (got "${key}")\n${FOLD_USAGE}`);
-    if (values.verify) throw new CliError('--verify applies to a fold, not to loom fold list');
+export const fold = defineCommand({
+  name: 'fold',
+  summary: 'fold answers, verified',
+  usage: FOLD_USAGE,
+  json: true,
+  args: ['list | <name>', '<key>'],
+  options: { ...CLIENT_OPTIONS, verify: { type: 'boolean', default: false } },
+  run: async ({ values, positionals }) => {
+    const [name, key, ...extra] = positionals;
+    if (name === 'help') return void process.stdout.write(FOLD_USAGE + '\n');
+    if (name === undefined) throw new CliError(`a fold name is required (loom fold list names them)\n${FOLD_USAGE}`);
+    if (name === 'list') {
+      if (key !== undefined) throw new CliError(`loom fold list takes no arguments (got "${key}")\n${FOLD_USAGE}`);
+      if (values.verify) throw new CliError('--verify applies to a fold, not to loom fold list');
+      const ctx = clientContext(values);
+      const { data } = await call(ctx, ctx.client.listFolds());
+      return print(ctx, data, () => listText(data));
+    }
+    if (extra.length !== 0) throw new CliError(`loom fold takes a fold name and at most one key (got "${extra[0]}" too)\n${FOLD_USAGE}`);
+    if (!FOLD_NAME.test(name)) throw new CliError(`"${name}" is not a fold name: lowercase letters, digits and _, starting with a letter (loom fold list names them)`);
     const ctx = clientContext(values);
-    const { data } = await call(ctx, ctx.client.listFolds());
-    return print(ctx, data, () => listText(data));
-  }
-  if (extra.length !== 0) throw new CliError(`loom fold takes a fold name and at most one key (got "${extra[0]}" too)\n${FOLD_USAGE}`);
-  if (!FOLD_NAME.test(name)) throw new CliError(`"${name}" is not a fold name: lowercase letters, digits and _, starting with a letter (loom fold list names them)`);
-  const ctx = clientContext(values);
-  return values.verify ? verify(ctx, name, key) : read(ctx, name, key);
-};
+    return values.verify ? verify(ctx, name, key) : read(ctx, name, key);
+  },
+});

@@ -6,10 +6,10 @@
  * ranges, naming the value it refuses; this command only passes them on.
  * --json prints the server's answer as is.
  */
-import { parseArgs } from 'node:util';
+import { defineCommand, subcommand, type OptionDecls } from '../../../command/define-command.js';
 import { CliError } from '../../../command/cli-error.js';
-import { call, clientContext, COMMON_OPTIONS, isHelp, print, type ClientContext, type Command } from '../../kit/context.js';
-import { integerOption, refuseForeignOptions } from '../../kit/options.js';
+import { call, clientContext, CLIENT_OPTIONS, print, type ClientContext } from '../../kit/context.js';
+import { integerOption } from '../../kit/options.js';
 import { textTable as paddedTable } from '../../kit/text-table.js';
 import type { GetGraphQueryData, GraphEdge, GraphFacets, GraphNode, GraphQueryAnswer } from '../../../sdk/index.js';
 
@@ -29,12 +29,13 @@ loom graph facets [--limit N] [--url …] [--token …] [--json]
 
 const SUBCOMMANDS = { path: 2, shared: 2, neighborhood: 1, central: 0, facets: 0 } as const;
 type Sub = keyof typeof SUBCOMMANDS;
+type GraphValues = { limit?: string | undefined; k?: string | undefined; kind?: string | undefined; url?: string | undefined; token?: string | undefined; json?: boolean };
 const ARGUMENTS: Record<Sub, string> = { path: 'a start and an end node', shared: 'two actors', neighborhood: 'one node', central: 'no arguments', facets: 'no arguments' };
 
 /** textTable, without the spaces a row leaves after its last filled cell when its label is empty. */
 const textTable = (header: readonly string[], rows: readonly (readonly string[])[]) => paddedTable(header, rows).replace(/ +$/gm, '');
 
-const OWNERS = { k: ['neighborhood'], kind: ['central'], limit: ['shared', 'neighborhood', 'central', 'facets'] } as const;
+const LIMIT = { limit: { type: 'string', value: 'N', help: 'caps the nodes or rows returned (default 100, at most 1000)' } } as const;
 
 /** A node's label when it says more than its id (an actor's label is its DID; a thread without a goal is labelled by its id). */
 const labelOf = (node: GraphNode) => (node.label === node.id.slice(node.id.indexOf(':') + 1) ? '' : node.label);
@@ -103,43 +104,62 @@ function facetsText(f: GraphFacets): string {
 
 const graphQuery = (ctx: ClientContext, query: NonNullable<GetGraphQueryData['query']>) => call(ctx, ctx.client.getGraphQuery({ query }));
 
-export const graph: Command = async (argv) => {
-  const [sub, ...rest] = argv;
-  if (isHelp(sub)) return void process.stdout.write(GRAPH_USAGE + '\n');
-  if (sub === undefined || !Object.prototype.hasOwnProperty.call(SUBCOMMANDS, sub)) {
-    throw new CliError(`${sub === undefined ? 'a subcommand is required' : `unknown subcommand "${sub}" of loom graph`}\n${GRAPH_USAGE}`);
-  }
-  const command = sub as Sub;
-  const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { ...COMMON_OPTIONS, k: { type: 'string' }, kind: { type: 'string' }, limit: { type: 'string' } } });
-  if (values.help) return void process.stdout.write(GRAPH_USAGE + '\n');
-  refuseForeignOptions('graph', command, values, OWNERS);
-  if (positionals.length !== SUBCOMMANDS[command]) throw new CliError(`loom graph ${command} takes ${ARGUMENTS[command]}\n${GRAPH_USAGE}`);
-  const limit = integerOption('limit', values.limit, 1);
-  const k = integerOption('k', values.k, 1);
-  const bounded = { ...(limit !== undefined ? { limit } : {}) };
-  const ctx = clientContext(values);
-  switch (command) {
-    case 'path': {
+/** A graph subcommand: its arity checked, then --limit and --k, as one path for all five. */
+function graphSub<O extends OptionDecls>(command: Sub, summary: string, args: readonly string[], options: O, act: (ctx: ClientContext, positionals: readonly string[], values: GraphValues, bounded: { limit?: number }, k: number | undefined) => Promise<void>) {
+  return subcommand({
+    summary,
+    args,
+    options,
+    run: async ({ values, positionals }) => {
+      const given = values as GraphValues;
+      if (positionals.length !== SUBCOMMANDS[command]) throw new CliError(`loom graph ${command} takes ${ARGUMENTS[command]}\n${GRAPH_USAGE}`);
+      const limit = integerOption('limit', given.limit, 1);
+      const k = integerOption('k', given.k, 1);
+      await act(clientContext(given), positionals, given, { ...(limit !== undefined ? { limit } : {}) }, k);
+    },
+  });
+}
+
+export const graph = defineCommand({
+  name: 'graph',
+  summary: 'the record graph',
+  usage: GRAPH_USAGE,
+  json: true,
+  unknownSubcommand: (sub) => `${sub === undefined ? 'a subcommand is required' : `unknown subcommand "${sub}" of loom graph`}\n${GRAPH_USAGE}`,
+  subcommands: {
+    path: graphSub('path', "a shortest path (at most the server's max_depth hops, 6 by default)", ['<from>', '<to>'], CLIENT_OPTIONS, async (ctx, positionals) => {
       const [from, to] = positionals as [string, string];
       const { data } = await graphQuery(ctx, { op: 'path', from, to });
-      return print(ctx, data, () => pathText(data, from, to));
-    }
-    case 'shared': {
+      print(ctx, data, () => pathText(data, from, to));
+    }),
+    shared: graphSub('shared', 'the threads both actors wrote on, most records first', ['<actor>', '<actor>'], { ...CLIENT_OPTIONS, ...LIMIT }, async (ctx, positionals, _values, bounded) => {
       const [a, b] = positionals as [string, string];
       const { data } = await graphQuery(ctx, { op: 'shared_context', a, b, ...bounded });
-      return print(ctx, data, () => sharedText(data, a, b));
-    }
-    case 'neighborhood': {
-      const { data } = await graphQuery(ctx, { op: 'neighborhood', node: positionals[0]!, ...(k !== undefined ? { k } : {}), ...bounded });
-      return print(ctx, data, () => neighborhoodText(data));
-    }
-    case 'central': {
-      const { data } = await graphQuery(ctx, { op: 'centrality', ...(values.kind !== undefined ? { kind: values.kind } : {}), ...bounded });
-      return print(ctx, data, () => centralText(data));
-    }
-    case 'facets': {
+      print(ctx, data, () => sharedText(data, a, b));
+    }),
+    neighborhood: graphSub(
+      'neighborhood',
+      'the nodes within --k hops, breadth first',
+      ['<node>'],
+      { ...CLIENT_OPTIONS, k: { type: 'string', value: 'N', help: 'hops (1 to 3, default 1)' }, ...LIMIT },
+      async (ctx, positionals, _values, bounded, k) => {
+        const { data } = await graphQuery(ctx, { op: 'neighborhood', node: positionals[0]!, ...(k !== undefined ? { k } : {}), ...bounded });
+        print(ctx, data, () => neighborhoodText(data));
+      },
+    ),
+    central: graphSub(
+      'central',
+      'the actors (or threads) with the most distinct threads written on, ties by records',
+      [],
+      { ...CLIENT_OPTIONS, kind: { type: 'string', value: 'actor|thread', help: 'which nodes to rank' }, ...LIMIT },
+      async (ctx, _positionals, values, bounded) => {
+        const { data } = await graphQuery(ctx, { op: 'centrality', ...(values.kind !== undefined ? { kind: values.kind } : {}), ...bounded });
+        print(ctx, data, () => centralText(data));
+      },
+    ),
+    facets: graphSub('facets', 'the body kinds, actors and threads, most records first', [], { ...CLIENT_OPTIONS, ...LIMIT }, async (ctx, _positionals, _values, bounded) => {
       const { data } = await call(ctx, ctx.client.getGraphFacets({ query: bounded }));
-      return print(ctx, data, () => facetsText(data));
-    }
-  }
-};
+      print(ctx, data, () => facetsText(data));
+    }),
+  },
+});

@@ -22,9 +22,9 @@ import { dirname, join, resolve as resolvePath } from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
-import { parseArgs } from 'node:util';
+import { defineCommand, type OptionValues } from '../../../command/define-command.js';
 import { CliError } from '../../../command/cli-error.js';
-import { call, clientContext, COMMON_OPTIONS, type ClientContext, type Command } from '../../kit/context.js';
+import { call, clientContext, CLIENT_OPTIONS, type ClientContext } from '../../kit/context.js';
 import { integerOption } from '../../kit/options.js';
 import { formatBytes, transferProgress } from '../../kit/progress.js';
 import { localStore } from '../../kit/local-store.js';
@@ -43,7 +43,7 @@ loom restore <backup.tar.gz> --data-dir <dir> [--json]
   Unpacks a backup into an empty data directory; then: loom serve --data-dir <dir> --storage <its driver>.`;
 
 const OPTIONS = {
-  ...COMMON_OPTIONS,
+  ...CLIENT_OPTIONS,
   output: { type: 'string', short: 'o' },
   thread: { type: 'string' },
   actor: { type: 'string' },
@@ -54,7 +54,7 @@ const OPTIONS = {
   storage: { type: 'string' },
 } as const;
 
-type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
+type Values = OptionValues<typeof OPTIONS>;
 
 const stamp = () => new Date().toISOString().replace(/[:.]/g, '-').replace(/-\d{3}Z$/, 'Z');
 
@@ -138,34 +138,41 @@ async function exportOnline(ctx: ClientContext, values: Values, sink: NodeJS.Wri
   await pipeline(Readable.fromWeb(data as unknown as NodeReadableStream<Uint8Array>), counting(onChunk), sink, { end: sink !== process.stdout });
 }
 
-export const exportCommand: Command = async (argv) => {
-  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: OPTIONS });
-  if (values.help) return void process.stdout.write(PORTABILITY_USAGE + '\n');
-  if (positionals.length > 0) throw new CliError(`loom export takes no positional argument (got ${positionals.join(' ')}); the file is -o <file>\n${PORTABILITY_USAGE}`);
-  const toStdout = values.output === '-';
-  const file = toStdout ? null : resolvePath(values.output ?? `loom-export-${stamp()}.ndjson`);
-  const partial = file ? `${file}.part` : null;
-  if (file) await mkdir(dirname(file), { recursive: true });
-  const sink = partial ? createWriteStream(partial) : process.stdout;
-  const progress = recordLineProgress('export');
-  try {
-    if (values['data-dir'] !== undefined) await exportOffline(values, sink, progress.update);
-    else await exportOnline(clientContext(values), values, sink, progress.update);
-  } catch (error) {
-    if (partial) await rm(partial, { force: true });
-    throw error;
-  } finally {
-    progress.finish();
-  }
-  if (!file || !partial) return;
-  // Only a complete file gets the name asked for.
-  await rename(partial, file);
-  const trailer = await trailerOf(file);
-  const bytes = (await stat(file)).size;
-  const result = { file, records: trailer?.records ?? null, last_sequence: trailer?.last_sequence ?? null, sha256: trailer?.sha256 ?? null, bytes };
-  if (values.json) process.stdout.write(JSON.stringify(result, null, 2) + '\n');
-  else process.stdout.write(`exported ${result.records} records${result.last_sequence !== null ? ` (through sequence ${result.last_sequence})` : ''} to ${file} (${formatBytes(bytes)}, sha256 ${result.sha256})\n`);
-};
+export const exportCommand = defineCommand({
+  name: 'export',
+  summary: 'the log as a portable NDJSON file',
+  usage: PORTABILITY_USAGE,
+  json: true,
+  // Every one takes positionals, so each refuses an extra one in its own words.
+  args: [],
+  options: OPTIONS,
+  run: async ({ values, positionals }) => {
+    if (positionals.length > 0) throw new CliError(`loom export takes no positional argument (got ${positionals.join(' ')}); the file is -o <file>\n${PORTABILITY_USAGE}`);
+    const toStdout = values.output === '-';
+    const file = toStdout ? null : resolvePath(values.output ?? `loom-export-${stamp()}.ndjson`);
+    const partial = file ? `${file}.part` : null;
+    if (file) await mkdir(dirname(file), { recursive: true });
+    const sink = partial ? createWriteStream(partial) : process.stdout;
+    const progress = recordLineProgress('export');
+    try {
+      if (values['data-dir'] !== undefined) await exportOffline(values, sink, progress.update);
+      else await exportOnline(clientContext(values), values, sink, progress.update);
+    } catch (error) {
+      if (partial) await rm(partial, { force: true });
+      throw error;
+    } finally {
+      progress.finish();
+    }
+    if (!file || !partial) return;
+    // Only a complete file gets the name asked for.
+    await rename(partial, file);
+    const trailer = await trailerOf(file);
+    const bytes = (await stat(file)).size;
+    const result = { file, records: trailer?.records ?? null, last_sequence: trailer?.last_sequence ?? null, sha256: trailer?.sha256 ?? null, bytes };
+    if (values.json) process.stdout.write(JSON.stringify(result, null, 2) + '\n');
+    else process.stdout.write(`exported ${result.records} records${result.last_sequence !== null ? ` (through sequence ${result.last_sequence})` : ''} to ${file} (${formatBytes(bytes)}, sha256 ${result.sha256})\n`);
+  },
+});
 
 interface ImportSummary {
   readonly records_read: number;
@@ -217,104 +224,125 @@ async function importOnline(ctx: ClientContext, file: string): Promise<ImportSum
   }
 }
 
-export const importCommand: Command = async (argv) => {
-  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: OPTIONS });
-  if (values.help) return void process.stdout.write(PORTABILITY_USAGE + '\n');
-  if (positionals.length !== 1) throw new CliError(`give the export file to import\n${PORTABILITY_USAGE}`);
-  const file = resolvePath(positionals[0]!);
-  await access(file).catch(() => {
-    throw new CliError(`no file at ${file}`);
-  });
-  // The whole file is checked before anything is sent: a damaged or cut-short file stores nothing.
-  const check = await (await localStore()).checkExportFile(file);
-  if (check.problem !== null) throw new CliError(`${file} is not a complete Loom export: ${check.problem}; nothing was imported`, 1);
-  const result = values['data-dir'] !== undefined ? await importOffline(values, file) : await importOnline(clientContext(values), file);
-  if (values.json) process.stdout.write(JSON.stringify(result, null, 2) + '\n');
-  else {
-    let text = `imported ${result.records_read} records from ${file}: ${result.records_inserted} new, ${result.records_deduplicated} already stored, ${result.records_refused} refused (checksum ${result.checksum})\n`;
-    for (const refusal of result.refusals.slice(0, 10)) text += `  line ${refusal.line} ${refusal.id.slice(0, 12)}: ${refusal.code} ${refusal.message}\n`;
-    process.stdout.write(text);
-  }
-  if (result.records_refused > 0) process.exitCode = 1;
-};
+export const importCommand = defineCommand({
+  name: 'import',
+  summary: 'an export file into a server or a data directory',
+  usage: PORTABILITY_USAGE,
+  json: true,
+  // Every one takes positionals, so each refuses an extra one in its own words.
+  args: ['<file>'],
+  options: OPTIONS,
+  run: async ({ values, positionals }) => {
+    if (positionals.length !== 1) throw new CliError(`give the export file to import\n${PORTABILITY_USAGE}`);
+    const file = resolvePath(positionals[0]!);
+    await access(file).catch(() => {
+      throw new CliError(`no file at ${file}`);
+    });
+    // The whole file is checked before anything is sent: a damaged or cut-short file stores nothing.
+    const check = await (await localStore()).checkExportFile(file);
+    if (check.problem !== null) throw new CliError(`${file} is not a complete Loom export: ${check.problem}; nothing was imported`, 1);
+    const result = values['data-dir'] !== undefined ? await importOffline(values, file) : await importOnline(clientContext(values), file);
+    if (values.json) process.stdout.write(JSON.stringify(result, null, 2) + '\n');
+    else {
+      let text = `imported ${result.records_read} records from ${file}: ${result.records_inserted} new, ${result.records_deduplicated} already stored, ${result.records_refused} refused (checksum ${result.checksum})\n`;
+      for (const refusal of result.refusals.slice(0, 10)) text += `  line ${refusal.line} ${refusal.id.slice(0, 12)}: ${refusal.code} ${refusal.message}\n`;
+      process.stdout.write(text);
+    }
+    if (result.records_refused > 0) process.exitCode = 1;
+  },
+});
 
-export const backupCommand: Command = async (argv) => {
-  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: OPTIONS });
-  if (values.help) return void process.stdout.write(PORTABILITY_USAGE + '\n');
-  if (positionals.length > 0) throw new CliError(`loom backup takes no positional argument; the file is -o <file>\n${PORTABILITY_USAGE}`);
-  if (values['data-dir'] !== undefined) throw new CliError('loom backup copies a running server (--url); to copy a stopped server, copy its data directory');
-  const ctx = clientContext(values);
-  const file = resolvePath(values.output ?? `loom-backup-${stamp()}.tar.gz`);
-  const partial = `${file}.part`;
-  await mkdir(dirname(file), { recursive: true });
-  const answer = await call(ctx, ctx.client.takeBackup({ parseAs: 'stream' }));
-  const watermark = Number(answer.headers.get('x-loom-backup-watermark'));
-  let bytes = 0;
-  const progress = recordLineProgress('backup');
-  try {
-    await pipeline(Readable.fromWeb(answer.data as unknown as NodeReadableStream<Uint8Array>), counting((more) => ((bytes += more), progress.update(more, 0))), createWriteStream(partial));
-  } catch (error) {
-    await rm(partial, { force: true });
-    throw new CliError(`the backup was cut short (${(error as Error).message}); nothing was kept`, 1);
-  } finally {
-    progress.finish();
-  }
-  await rename(partial, file);
-  const result = { file, watermark, bytes };
-  if (values.json) process.stdout.write(JSON.stringify(result, null, 2) + '\n');
-  else process.stdout.write(`backup of ${ctx.url} through sequence ${watermark} written to ${file} (${formatBytes(bytes)})\n`);
-};
+export const backupCommand = defineCommand({
+  name: 'backup',
+  summary: "a running server's online backup",
+  usage: PORTABILITY_USAGE,
+  json: true,
+  // Every one takes positionals, so each refuses an extra one in its own words.
+  args: [],
+  options: OPTIONS,
+  run: async ({ values, positionals }) => {
+    if (positionals.length > 0) throw new CliError(`loom backup takes no positional argument; the file is -o <file>\n${PORTABILITY_USAGE}`);
+    if (values['data-dir'] !== undefined) throw new CliError('loom backup copies a running server (--url); to copy a stopped server, copy its data directory');
+    const ctx = clientContext(values);
+    const file = resolvePath(values.output ?? `loom-backup-${stamp()}.tar.gz`);
+    const partial = `${file}.part`;
+    await mkdir(dirname(file), { recursive: true });
+    const answer = await call(ctx, ctx.client.takeBackup({ parseAs: 'stream' }));
+    const watermark = Number(answer.headers.get('x-loom-backup-watermark'));
+    let bytes = 0;
+    const progress = recordLineProgress('backup');
+    try {
+      await pipeline(Readable.fromWeb(answer.data as unknown as NodeReadableStream<Uint8Array>), counting((more) => ((bytes += more), progress.update(more, 0))), createWriteStream(partial));
+    } catch (error) {
+      await rm(partial, { force: true });
+      throw new CliError(`the backup was cut short (${(error as Error).message}); nothing was kept`, 1);
+    } finally {
+      progress.finish();
+    }
+    await rename(partial, file);
+    const result = { file, watermark, bytes };
+    if (values.json) process.stdout.write(JSON.stringify(result, null, 2) + '\n');
+    else process.stdout.write(`backup of ${ctx.url} through sequence ${watermark} written to ${file} (${formatBytes(bytes)})\n`);
+  },
+});
 
 /** Where the reference server keeps each driver's log in its data directory (reference-loom.ts). */
 const STORE_PLACE: Record<string, string> = { sqlite: 'loom.sqlite', level: 'level' };
 
-export const restoreCommand: Command = async (argv) => {
-  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: OPTIONS });
-  if (values.help) return void process.stdout.write(PORTABILITY_USAGE + '\n');
-  if (positionals.length !== 1 || values['data-dir'] === undefined) throw new CliError(`give the backup file and --data-dir\n${PORTABILITY_USAGE}`);
-  const archive = resolvePath(positionals[0]!);
-  const dir = resolvePath(values['data-dir']);
-  await access(archive).catch(() => {
-    throw new CliError(`no file at ${archive}`);
-  });
-  const existing = await readdir(dir).catch(() => [] as string[]);
-  const kept = existing.filter((name) => name !== 'lost+found');
-  if (kept.length > 0) throw new CliError(`${dir} is not empty (${kept.slice(0, 3).join(', ')}${kept.length > 3 ? ', …' : ''}): restore into an empty directory, or move this one aside first`);
-  const [{ extract }, local] = await Promise.all([import('tar'), localStore()]);
-  const { backupManifest: BACKUP_MANIFEST, backupFormat: BACKUP_FORMAT } = local;
-  await mkdir(dir, { recursive: true });
-  const staging = join(dir, '.restore');
-  await mkdir(staging);
-  try {
+export const restoreCommand = defineCommand({
+  name: 'restore',
+  summary: 'a backup into an empty data directory',
+  usage: PORTABILITY_USAGE,
+  json: true,
+  // Every one takes positionals, so each refuses an extra one in its own words.
+  args: ['<backup.tar.gz>'],
+  options: OPTIONS,
+  run: async ({ values, positionals }) => {
+    if (positionals.length !== 1 || values['data-dir'] === undefined) throw new CliError(`give the backup file and --data-dir\n${PORTABILITY_USAGE}`);
+    const archive = resolvePath(positionals[0]!);
+    const dir = resolvePath(values['data-dir']);
+    await access(archive).catch(() => {
+      throw new CliError(`no file at ${archive}`);
+    });
+    const existing = await readdir(dir).catch(() => [] as string[]);
+    const kept = existing.filter((name) => name !== 'lost+found');
+    if (kept.length > 0) throw new CliError(`${dir} is not empty (${kept.slice(0, 3).join(', ')}${kept.length > 3 ? ', …' : ''}): restore into an empty directory, or move this one aside first`);
+    const [{ extract }, local] = await Promise.all([import('tar'), localStore()]);
+    const { backupManifest: BACKUP_MANIFEST, backupFormat: BACKUP_FORMAT } = local;
+    await mkdir(dir, { recursive: true });
+    const staging = join(dir, '.restore');
+    await mkdir(staging);
     try {
-      await extract({ file: archive, cwd: staging, strict: true });
+      try {
+        await extract({ file: archive, cwd: staging, strict: true });
+      } catch (error) {
+        throw new CliError(`${archive} is not a Loom backup archive (${(error as Error).message})`, 1);
+      }
+      const manifest = await readFile(join(staging, BACKUP_MANIFEST), 'utf8').then(
+        (text) => JSON.parse(text) as { object?: string; format?: number; backend: string; store_path: string; watermark: number; records: number; state: string[]; instance: string; created_at: string },
+        () => null,
+      );
+      if (manifest?.object !== 'loom_backup') throw new CliError(`${archive} holds no ${BACKUP_MANIFEST}: not a Loom backup`, 1);
+      if (manifest.format !== BACKUP_FORMAT) throw new CliError(`${archive} is backup format ${manifest.format}; this loom reads format ${BACKUP_FORMAT}`, 1);
+      const place = STORE_PLACE[manifest.backend];
+      if (!place) throw new CliError(`${archive} holds a ${manifest.backend} log, which loom restore cannot place`, 1);
+      await rename(join(staging, manifest.store_path), join(dir, place));
+      for (const path of manifest.state) {
+        await mkdir(dirname(join(dir, path)), { recursive: true });
+        await rename(join(staging, 'data', path), join(dir, path));
+      }
+      // Opened once: the copy must be a whole log holding what the manifest says.
+      const watermark = await local.restoredWatermark(manifest.backend as 'sqlite' | 'level', dir);
+      if (watermark !== manifest.watermark) throw new CliError(`the restored log ends at sequence ${watermark}, not at the backup's ${manifest.watermark}: the archive is damaged`, 1);
+      const result = { data_dir: dir, backend: manifest.backend, watermark, records: manifest.records, instance: manifest.instance, taken_at: manifest.created_at, state: manifest.state };
+      if (values.json) process.stdout.write(JSON.stringify(result, null, 2) + '\n');
+      else process.stdout.write(`restored ${manifest.records} records (through sequence ${watermark}, taken ${manifest.created_at}) into ${dir}\nstart it with: loom serve --data-dir ${dir} --storage ${manifest.backend}\n`);
     } catch (error) {
-      throw new CliError(`${archive} is not a Loom backup archive (${(error as Error).message})`, 1);
+      // Nothing half-restored is left to start a server on.
+      for (const name of await readdir(dir).catch(() => [] as string[])) await rm(join(dir, name), { recursive: true, force: true });
+      throw error;
+    } finally {
+      await rm(staging, { recursive: true, force: true });
     }
-    const manifest = await readFile(join(staging, BACKUP_MANIFEST), 'utf8').then(
-      (text) => JSON.parse(text) as { object?: string; format?: number; backend: string; store_path: string; watermark: number; records: number; state: string[]; instance: string; created_at: string },
-      () => null,
-    );
-    if (manifest?.object !== 'loom_backup') throw new CliError(`${archive} holds no ${BACKUP_MANIFEST}: not a Loom backup`, 1);
-    if (manifest.format !== BACKUP_FORMAT) throw new CliError(`${archive} is backup format ${manifest.format}; this loom reads format ${BACKUP_FORMAT}`, 1);
-    const place = STORE_PLACE[manifest.backend];
-    if (!place) throw new CliError(`${archive} holds a ${manifest.backend} log, which loom restore cannot place`, 1);
-    await rename(join(staging, manifest.store_path), join(dir, place));
-    for (const path of manifest.state) {
-      await mkdir(dirname(join(dir, path)), { recursive: true });
-      await rename(join(staging, 'data', path), join(dir, path));
-    }
-    // Opened once: the copy must be a whole log holding what the manifest says.
-    const watermark = await local.restoredWatermark(manifest.backend as 'sqlite' | 'level', dir);
-    if (watermark !== manifest.watermark) throw new CliError(`the restored log ends at sequence ${watermark}, not at the backup's ${manifest.watermark}: the archive is damaged`, 1);
-    const result = { data_dir: dir, backend: manifest.backend, watermark, records: manifest.records, instance: manifest.instance, taken_at: manifest.created_at, state: manifest.state };
-    if (values.json) process.stdout.write(JSON.stringify(result, null, 2) + '\n');
-    else process.stdout.write(`restored ${manifest.records} records (through sequence ${watermark}, taken ${manifest.created_at}) into ${dir}\nstart it with: loom serve --data-dir ${dir} --storage ${manifest.backend}\n`);
-  } catch (error) {
-    // Nothing half-restored is left to start a server on.
-    for (const name of await readdir(dir).catch(() => [] as string[])) await rm(join(dir, name), { recursive: true, force: true });
-    throw error;
-  } finally {
-    await rm(staging, { recursive: true, force: true });
-  }
-};
+  },
+});

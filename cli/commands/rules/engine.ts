@@ -4,10 +4,10 @@
  * and CRON runs, trigger firings and suppressions, permission denials, the
  * expression cache and errors. --json prints the server's answer as is.
  */
-import { parseArgs } from 'node:util';
+import { defineCommand, subcommand } from '../../../command/define-command.js';
 import { CliError } from '../../../command/cli-error.js';
-import { call, clientContext, COMMON_OPTIONS, isHelp, print, type ClientContext, type Command } from '../../kit/context.js';
-import { formatAge } from '../fleet/fleet.js';
+import { call, clientContext, CLIENT_OPTIONS, print, type ClientContext } from '../../kit/context.js';
+import { formatAge } from '../../kit/format-age.js';
 import type { GetEngineHealthResponses } from '../../../sdk/index.js';
 
 export const ENGINE_USAGE = `loom engine health [--url …] [--token …] [--json]
@@ -49,14 +49,21 @@ export function healthText(h: EngineHealth): string {
   return lines.join('\n') + '\n';
 }
 
-export const engine: Command = async (argv) => {
-  const [sub, ...rest] = argv;
-  if (isHelp(sub)) return void process.stdout.write(ENGINE_USAGE + '\n');
-  if (sub !== 'health') throw new CliError(`usage:\n${ENGINE_USAGE}`);
-  const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { ...COMMON_OPTIONS } });
-  if (values.help) return void process.stdout.write(ENGINE_USAGE + '\n');
-  if (positionals.length !== 0) throw new CliError(`loom engine health takes no arguments\n${ENGINE_USAGE}`);
-  const ctx = clientContext(values);
-  const { data } = await health(ctx);
-  print(ctx, data, () => healthText(data));
-};
+export const engine = defineCommand({
+  name: 'engine',
+  summary: "the engine loops' health",
+  usage: ENGINE_USAGE,
+  json: true,
+  subcommands: {
+    health: subcommand({
+      summary: "the engine loops' counters since the server started",
+      options: CLIENT_OPTIONS,
+      run: async ({ values, positionals }) => {
+        if (positionals.length !== 0) throw new CliError(`loom engine health takes no arguments\n${ENGINE_USAGE}`);
+        const ctx = clientContext(values);
+        const { data } = await health(ctx);
+        print(ctx, data, () => healthText(data));
+      },
+    }),
+  },
+});

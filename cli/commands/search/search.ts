@@ -6,9 +6,9 @@
  * nothing is left, with progress on stderr) and the `embedding_provider`
  * configuration topic (admin to write). --json prints the server's answers.
  */
-import { parseArgs } from 'node:util';
+import { defineCommand, subcommand, type OptionValues } from '../../../command/define-command.js';
 import { CliError } from '../../../command/cli-error.js';
-import { call, clientContext, COMMON_OPTIONS, isHelp, print, type Command } from '../../kit/context.js';
+import { call, clientContext, CLIENT_OPTIONS, print } from '../../kit/context.js';
 import { integerOption } from '../../kit/options.js';
 import type { EmbedReport, FindHit, SearchStats } from '../../../sdk/index.js';
 
@@ -56,90 +56,104 @@ function statsText(stats: SearchStats): string {
   return lines.join('\n') + '\n';
 }
 
-export const search: Command = async (argv) => {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: { ...COMMON_OPTIONS, k: { type: 'string', short: 'k' }, thread: { type: 'string' }, actor: { type: 'string' }, kind: { type: 'string' }, 'after-clock': { type: 'string' } },
-  });
-  if (values.help) return void process.stdout.write(SEARCH_USAGE + '\n');
-  const query = positionals.join(' ');
-  if (query.trim() === '') throw new CliError(`give the text to search for\n${SEARCH_USAGE}`);
-  const ctx = clientContext(values);
-  const k = integerOption('k', values.k, 1);
-  const afterClock = integerOption('after-clock', values['after-clock']);
-  const body = { query, ...(k !== undefined ? { k } : {}), ...(values.thread ? { thread: values.thread } : {}), ...(values.actor ? { actor: values.actor } : {}), ...(values.kind ? { kind: values.kind } : {}), ...(afterClock !== undefined ? { after_clock: afterClock } : {}) };
-  const { data } = await call(ctx, ctx.client.searchRecords({ body }));
-  print(ctx, data, () => {
-    if (data.data.length === 0) return `no records found (${data.embedder})\n`;
-    const lines = data.data.map((r) => `${r.score.toFixed(3)}  ${shortId(r.id)}  ${r.thread.slice(0, 16)}  ${r.actor}  ${oneLine(JSON.stringify(r.body), 90)}`);
-    return lines.join('\n') + `\n${data.data.length} of k=${data.k} by ${data.embedder}\n`;
-  });
-};
+export const search = defineCommand({
+  name: 'search',
+  summary: 'semantic search',
+  usage: SEARCH_USAGE,
+  json: true,
+  args: ['<query>'],
+  options: { ...CLIENT_OPTIONS, k: { type: 'string', short: 'k' }, thread: { type: 'string' }, actor: { type: 'string' }, kind: { type: 'string' }, 'after-clock': { type: 'string' } },
+  run: async ({ values, positionals }) => {
+    const query = positionals.join(' ');
+    if (query.trim() === '') throw new CliError(`give the text to search for\n${SEARCH_USAGE}`);
+    const ctx = clientContext(values);
+    const k = integerOption('k', values.k, 1);
+    const afterClock = integerOption('after-clock', values['after-clock']);
+    const body = { query, ...(k !== undefined ? { k } : {}), ...(values.thread ? { thread: values.thread } : {}), ...(values.actor ? { actor: values.actor } : {}), ...(values.kind ? { kind: values.kind } : {}), ...(afterClock !== undefined ? { after_clock: afterClock } : {}) };
+    const { data } = await call(ctx, ctx.client.searchRecords({ body }));
+    print(ctx, data, () => {
+      if (data.data.length === 0) return `no records found (${data.embedder})\n`;
+      const lines = data.data.map((r) => `${r.score.toFixed(3)}  ${shortId(r.id)}  ${r.thread.slice(0, 16)}  ${r.actor}  ${oneLine(JSON.stringify(r.body), 90)}`);
+      return lines.join('\n') + `\n${data.data.length} of k=${data.k} by ${data.embedder}\n`;
+    });
+  },
+});
 
-export const find: Command = async (argv) => {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: { ...COMMON_OPTIONS, limit: { type: 'string' }, types: { type: 'string' }, prefix: { type: 'boolean', default: false }, explain: { type: 'boolean', default: false }, stats: { type: 'boolean', default: false }, rebuild: { type: 'boolean', default: false } },
-  });
-  if (values.help) return void process.stdout.write(SEARCH_USAGE + '\n');
-  const ctx = clientContext(values);
-  if (values.stats) {
-    const { data } = await call(ctx, ctx.client.getSearchStats());
-    return print(ctx, data, () => statsText(data));
-  }
-  if (values.rebuild) {
-    const scope = positionals[0] ?? 'all';
-    if (scope !== 'materials' && scope !== 'threads' && scope !== 'all') throw new CliError(`--rebuild takes materials, threads or all, not ${JSON.stringify(scope)}`);
-    const { data } = await call(ctx, ctx.client.rebuildSearch({ body: { scope } }));
-    return print(ctx, data, () => `rebuilding ${data.scope}: ${data.dropped} documents dropped, re-indexing in the background (loom find --stats shows progress)\n`);
-  }
-  const q = positionals.join(' ');
-  if (q.trim() === '') throw new CliError(`give the words to find\n${SEARCH_USAGE}`);
-  const limit = integerOption('limit', values.limit, 1);
-  const { data } = await call(ctx, ctx.client.find({ query: { q, ...(limit !== undefined ? { limit } : {}), ...(values.types ? { types: values.types } : {}), ...(values.prefix ? { prefix: true } : {}), ...(values.explain ? { explain: true } : {}) } }));
-  print(ctx, data, () => {
-    if (data.data.length === 0) return `nothing found for "${q}"\n`;
-    const lines: string[] = [];
-    for (const hit of data.data) {
-      const where = hit.type === 'thread' ? hit.thread! : `${hit.namespace === 'default' ? '' : `${hit.namespace}:`}${hit.path}`;
-      lines.push(`${hit.score.toFixed(2).padStart(6)}  ${hit.type === 'thread' ? 'thread  ' : 'file    '}${oneLine(hit.title, 60)}  (${where})`);
-      lines.push(`        ${marked(hit.snippet)}`);
-      if (hit.explain) lines.push(`        ${hit.explain.plane}, rank ${hit.explain.rank}: ${Object.entries(hit.explain.terms).map(([term, share]) => `${term} ${share.toFixed(2)}`).join(', ')}`);
+export const find = defineCommand({
+  name: 'find',
+  summary: 'full-text find',
+  usage: SEARCH_USAGE,
+  json: true,
+  args: ['<words>'],
+  options: { ...CLIENT_OPTIONS, limit: { type: 'string' }, types: { type: 'string' }, prefix: { type: 'boolean', default: false }, explain: { type: 'boolean', default: false }, stats: { type: 'boolean', default: false }, rebuild: { type: 'boolean', default: false } },
+  run: async ({ values, positionals }) => {
+    const ctx = clientContext(values);
+    if (values.stats) {
+      const { data } = await call(ctx, ctx.client.getSearchStats());
+      return print(ctx, data, () => statsText(data));
     }
-    if (data.planes_degraded.length > 0) lines.push(`still indexing: ${data.planes_degraded.join(', ')} (answers may be incomplete)`);
-    return lines.join('\n') + '\n';
-  });
-};
+    if (values.rebuild) {
+      const scope = positionals[0] ?? 'all';
+      if (scope !== 'materials' && scope !== 'threads' && scope !== 'all') throw new CliError(`--rebuild takes materials, threads or all, not ${JSON.stringify(scope)}`);
+      const { data } = await call(ctx, ctx.client.rebuildSearch({ body: { scope } }));
+      return print(ctx, data, () => `rebuilding ${data.scope}: ${data.dropped} documents dropped, re-indexing in the background (loom find --stats shows progress)\n`);
+    }
+    const q = positionals.join(' ');
+    if (q.trim() === '') throw new CliError(`give the words to find\n${SEARCH_USAGE}`);
+    const limit = integerOption('limit', values.limit, 1);
+    const { data } = await call(ctx, ctx.client.find({ query: { q, ...(limit !== undefined ? { limit } : {}), ...(values.types ? { types: values.types } : {}), ...(values.prefix ? { prefix: true } : {}), ...(values.explain ? { explain: true } : {}) } }));
+    print(ctx, data, () => {
+      if (data.data.length === 0) return `nothing found for "${q}"\n`;
+      const lines: string[] = [];
+      for (const hit of data.data) {
+        const where = hit.type === 'thread' ? hit.thread! : `${hit.namespace === 'default' ? '' : `${hit.namespace}:`}${hit.path}`;
+        lines.push(`${hit.score.toFixed(2).padStart(6)}  ${hit.type === 'thread' ? 'thread  ' : 'file    '}${oneLine(hit.title, 60)}  (${where})`);
+        lines.push(`        ${marked(hit.snippet)}`);
+        if (hit.explain) lines.push(`        ${hit.explain.plane}, rank ${hit.explain.rank}: ${Object.entries(hit.explain.terms).map(([term, share]) => `${term} ${share.toFixed(2)}`).join(', ')}`);
+      }
+      if (data.planes_degraded.length > 0) lines.push(`still indexing: ${data.planes_degraded.join(', ')} (answers may be incomplete)`);
+      return lines.join('\n') + '\n';
+    });
+  },
+});
 
-export const embed: Command = async (argv) => {
-  const { values } = parseArgs({ args: argv, options: { ...COMMON_OPTIONS, limit: { type: 'string' }, loop: { type: 'boolean', default: false } } });
-  if (values.help) return void process.stdout.write(SEARCH_USAGE + '\n');
-  const ctx = clientContext(values);
-  const limit = integerOption('limit', values.limit, 1);
-  const totals = { embedded: 0, skipped_empty: 0, failed: 0 };
-  let last: EmbedReport;
-  const progress = !ctx.json && process.stderr.isTTY;
-  for (;;) {
-    const { data } = await call(ctx, ctx.client.embedRecords({ body: limit !== undefined ? { limit } : {} }));
-    last = data;
-    totals.embedded += data.embedded;
-    totals.skipped_empty += data.skipped_empty;
-    totals.failed += data.failed;
-    if (progress) process.stderr.write(`\r${data.embedder}: ${totals.embedded} embedded, ${totals.skipped_empty} without text, ${totals.failed} refused; ${data.remaining} records left   `);
-    if (!values.loop || !data.has_more) break;
-  }
-  if (progress) process.stderr.write('\n');
-  const summary = { ...last, ...totals };
-  print(ctx, summary, () => `${summary.embedder}: ${summary.embedded} embedded, ${summary.skipped_empty} without text, ${summary.failed} refused by the server; ${summary.remaining} records left${summary.has_more ? ' (run again, or --loop)' : ''}\n`);
-};
+export const embed = defineCommand({
+  name: 'embed',
+  summary: 'embedding runs',
+  usage: SEARCH_USAGE,
+  json: true,
+  options: { ...CLIENT_OPTIONS, limit: { type: 'string' }, loop: { type: 'boolean', default: false } },
+  run: async ({ values }) => {
+    const ctx = clientContext(values);
+    const limit = integerOption('limit', values.limit, 1);
+    const totals = { embedded: 0, skipped_empty: 0, failed: 0 };
+    let last: EmbedReport;
+    const progress = !ctx.json && process.stderr.isTTY;
+    for (;;) {
+      const { data } = await call(ctx, ctx.client.embedRecords({ body: limit !== undefined ? { limit } : {} }));
+      last = data;
+      totals.embedded += data.embedded;
+      totals.skipped_empty += data.skipped_empty;
+      totals.failed += data.failed;
+      if (progress) process.stderr.write(`\r${data.embedder}: ${totals.embedded} embedded, ${totals.skipped_empty} without text, ${totals.failed} refused; ${data.remaining} records left   `);
+      if (!values.loop || !data.has_more) break;
+    }
+    if (progress) process.stderr.write('\n');
+    const summary = { ...last, ...totals };
+    print(ctx, summary, () => `${summary.embedder}: ${summary.embedded} embedded, ${summary.skipped_empty} without text, ${summary.failed} refused by the server; ${summary.remaining} records left${summary.has_more ? ' (run again, or --loop)' : ''}\n`);
+  },
+});
 
-export const embeddingProvider: Command = async (argv) => {
-  const [sub, ...rest] = argv;
-  if (isHelp(sub)) return void process.stdout.write(SEARCH_USAGE + '\n');
-  if (sub !== 'set' && sub !== 'show' && sub !== 'clear') throw new CliError(`usage:\n${SEARCH_USAGE}`);
-  const { values } = parseArgs({ args: rest, options: { ...COMMON_OPTIONS, endpoint: { type: 'string' }, model: { type: 'string' } } });
+// All three take --endpoint and --model, so show and clear refuse them with the words they always used.
+const PROVIDER_OPTIONS = {
+  ...CLIENT_OPTIONS,
+  endpoint: { type: 'string', value: 'url', help: 'the Ollama server (set; default http://localhost:11434)' },
+  model: { type: 'string', value: 'name', help: 'the embedding model (set; default nomic-embed-text)' },
+} as const;
+
+async function provider(sub: 'set' | 'show' | 'clear', values: OptionValues<typeof PROVIDER_OPTIONS>, positionals: readonly string[]): Promise<void> {
+  // As parseArgs words it: no subcommand takes an argument.
+  if (positionals.length > 0) throw new CliError(`Unexpected argument '${positionals[0]}'. This command does not take positional arguments`);
   const ctx = clientContext(values);
   if (sub !== 'set' && (values.endpoint || values.model)) throw new CliError(`--endpoint and --model belong to "set"`);
   if (sub === 'show') {
@@ -150,4 +164,16 @@ export const embeddingProvider: Command = async (argv) => {
   const provider = sub === 'clear' ? null : { kind: 'ollama', ...(values.endpoint ? { endpoint: values.endpoint } : {}), ...(values.model ? { model: values.model } : {}) };
   const { data } = await call(ctx, ctx.client.writeConfigTopic({ path: { topic: 'embedding_provider' }, body: { provider } }));
   print(ctx, data, () => (provider ? `embedding provider set: ollama:${values.model ?? 'nomic-embed-text'} at ${values.endpoint ?? 'http://localhost:11434'}; new records are embedded in the background, "loom embed --loop" backfills\n` : 'embedding provider cleared: semantic search is off (vectors are kept)\n'));
-};
+}
+
+export const embeddingProvider = defineCommand({
+  name: 'embedding-provider',
+  summary: 'the embedding provider',
+  usage: SEARCH_USAGE,
+  json: true,
+  subcommands: {
+    set: subcommand({ summary: 'the local embedding server semantic search uses (admin)', options: PROVIDER_OPTIONS, run: ({ values, positionals }) => provider('set', values, positionals) }),
+    show: subcommand({ summary: 'the embedding provider in use', options: PROVIDER_OPTIONS, run: ({ values, positionals }) => provider('show', values, positionals) }),
+    clear: subcommand({ summary: 'turns semantic search off; vectors are kept (admin)', options: PROVIDER_OPTIONS, run: ({ values, positionals }) => provider('clear', values, positionals) }),
+  },
+});

@@ -4,10 +4,10 @@
  * Scores are read at the server's clock (decay is applied when read), over
  * only the verdicts the caller may read. --json prints the server's answer as is.
  */
-import { parseArgs } from 'node:util';
+import { defineCommand } from '../../../command/define-command.js';
 import { didArgument } from '../../kit/options.js';
 import { CliError } from '../../../command/cli-error.js';
-import { call, clientContext, COMMON_OPTIONS, isHelp, print, type Command } from '../../kit/context.js';
+import { call, clientContext, CLIENT_OPTIONS, print } from '../../kit/context.js';
 import { integerOption } from '../../kit/options.js';
 import { textTable } from '../../kit/text-table.js';
 import type { PrincipalTrustAnswer, TrustList } from '../../../sdk/index.js';
@@ -63,40 +63,42 @@ function groupOption(text: string | undefined): Group | undefined {
   return text as Group;
 }
 
-export const trust: Command = async (argv) => {
-  const [first, ...others] = argv;
-  if (isHelp(first)) return void process.stdout.write(TRUST_USAGE + '\n');
-  const sub = first === 'principals' ? 'principals' : 'list';
-  const { values, positionals } = parseArgs({
-    args: sub === 'principals' ? others : argv,
-    allowPositionals: true,
-    options: {
-      ...COMMON_OPTIONS,
-      actor: { type: 'string' },
-      domain: { type: 'string' },
-      'judged-by': { type: 'string' },
-      group: { type: 'string' },
-      limit: { type: 'string' },
-      after: { type: 'string' },
-    },
-  });
-  if (values.help) return void process.stdout.write(TRUST_USAGE + '\n');
-  if (positionals.length !== 0) throw new CliError(`unknown argument "${positionals[0]}" of loom trust${positionals[0]!.startsWith('did:') ? `; for one worker: loom trust --actor ${positionals[0]}` : ''}\n${TRUST_USAGE}`);
-  if (sub === 'principals') {
-    for (const option of LIST_OPTIONS) if (values[option] !== undefined) throw new CliError(`--${option} applies to loom trust only, not loom trust principals`);
+export const trust = defineCommand({
+  name: 'trust',
+  summary: 'trust scores',
+  usage: TRUST_USAGE,
+  json: true,
+  args: ['[principals]'],
+  options: {
+    ...CLIENT_OPTIONS,
+    actor: { type: 'string' },
+    domain: { type: 'string' },
+    'judged-by': { type: 'string' },
+    group: { type: 'string' },
+    limit: { type: 'string' },
+    after: { type: 'string' },
+  },
+  run: async ({ values, positionals }) => {
+    if (positionals[0] === 'help') return void process.stdout.write(TRUST_USAGE + '\n');
+    const sub = positionals[0] === 'principals' ? 'principals' : 'list';
+    const rest = sub === 'principals' ? positionals.slice(1) : positionals;
+    if (rest.length !== 0) throw new CliError(`unknown argument "${rest[0]}" of loom trust${rest[0]!.startsWith('did:') ? `; for one worker: loom trust --actor ${rest[0]}` : ''}\n${TRUST_USAGE}`);
+    if (sub === 'principals') {
+      for (const option of LIST_OPTIONS) if (values[option] !== undefined) throw new CliError(`--${option} applies to loom trust only, not loom trust principals`);
+      const ctx = clientContext(values);
+      const { data } = await call(ctx, ctx.client.getPrincipalTrust());
+      return print(ctx, data, () => principalsText(data));
+    }
+    const query = {
+      ...(values.actor !== undefined ? { actor: didArgument('--actor', values.actor) } : {}),
+      ...(values['judged-by'] !== undefined ? { judged_by: didArgument('--judged-by', values['judged-by']) } : {}),
+      ...(values.domain !== undefined ? { domain: values.domain } : {}),
+      ...(values.group !== undefined ? { group: groupOption(values.group) } : {}),
+      ...(values.limit !== undefined ? { limit: integerOption('limit', values.limit, 1) } : {}),
+      ...(values.after !== undefined ? { after: values.after } : {}),
+    };
     const ctx = clientContext(values);
-    const { data } = await call(ctx, ctx.client.getPrincipalTrust());
-    return print(ctx, data, () => principalsText(data));
-  }
-  const query = {
-    ...(values.actor !== undefined ? { actor: didArgument('--actor', values.actor) } : {}),
-    ...(values['judged-by'] !== undefined ? { judged_by: didArgument('--judged-by', values['judged-by']) } : {}),
-    ...(values.domain !== undefined ? { domain: values.domain } : {}),
-    ...(values.group !== undefined ? { group: groupOption(values.group) } : {}),
-    ...(values.limit !== undefined ? { limit: integerOption('limit', values.limit, 1) } : {}),
-    ...(values.after !== undefined ? { after: values.after } : {}),
-  };
-  const ctx = clientContext(values);
-  const { data } = await call(ctx, ctx.client.listTrust({ query }));
-  print(ctx, data, () => listText(data));
-};
+    const { data } = await call(ctx, ctx.client.listTrust({ query }));
+    print(ctx, data, () => listText(data));
+  },
+});
