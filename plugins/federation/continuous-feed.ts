@@ -6,7 +6,6 @@
  * the stream sends `heartbeat` events that also carry a cursor, so a reader
  * whose grant withholds everything still moves forward.
  */
-import type { Readable } from 'node:stream';
 import { EventStream } from '../../core/plugin/event-stream.js';
 import type { ChangesFeed, FeedRequest } from './changes-feed.js';
 import { decodeFeedCursor } from './feed-cursor.js';
@@ -15,11 +14,6 @@ import type { SyncPage } from './sync-page.js';
 export interface ContinuousOptions {
   readonly heartbeatMs: number;
   readonly signal: AbortSignal;
-}
-
-/** The feed's bytes (EventStream.stream: answer with the event stream headers, or take `continuousEvents` for Reply.events). */
-export function continuousFeed(feed: ChangesFeed, request: FeedRequest, options: ContinuousOptions): Readable {
-  return continuousEvents(feed, request, options).stream;
 }
 
 export function continuousEvents(feed: ChangesFeed, request: FeedRequest, options: ContinuousOptions): EventStream {

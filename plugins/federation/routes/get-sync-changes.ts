@@ -5,7 +5,7 @@ import { namespaceSyntaxError } from '../../../core/records/namespace-path.js';
 import { Reply } from '../../../core/plugin/reply.js';
 import { defineRoute } from '../../../core/plugin/route.js';
 import { CHANGES_DEFAULT_LIMIT, CHANGES_MAX_LIMIT } from '../../../storage/contract/record-store.js';
-import { continuousFeed } from '../continuous-feed.js';
+import { continuousEvents } from '../continuous-feed.js';
 import { decodeFeedCursor } from '../feed-cursor.js';
 import { FederationOptionsToken, SyncServiceToken } from '../federation-token.js';
 import { SyncPageSchema } from './schemas.js';
@@ -50,8 +50,7 @@ export const getSyncChanges = defineRoute({
     const request = { caller, since, after, limit: query.limit ?? CHANGES_DEFAULT_LIMIT, targetNamespace: target, ...(query.thread ? { thread: query.thread } : {}) };
     if (feed === 'continuous') {
       if (!covers(caller.scopes, 'federation:subscribe')) throw new LoomError('SCOPE_FORBIDDEN', 'feed=continuous needs the federation:subscribe scope');
-      const stream = continuousFeed(sync.feed, request, { heartbeatMs: options.heartbeatMs, signal });
-      return Reply.stream(stream, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'content-encoding': 'identity', 'x-accel-buffering': 'no' });
+      return Reply.events(continuousEvents(sync.feed, request, { heartbeatMs: options.heartbeatMs, signal }));
     }
     const page = await sync.feed.page(request);
     if (feed === 'normal' || page.records.length > 0 || page.has_more) return page;
