@@ -27,7 +27,7 @@ import { CliError } from '../../../command/cli-error.js';
 import { call, clientContext, CLIENT_OPTIONS, type ClientContext } from '../../kit/context.js';
 import { integerOption } from '../../kit/options.js';
 import { formatBytes, transferProgress } from '../../kit/progress.js';
-import { localStore } from '../../kit/local-store.js';
+import { localStore, type LocalImportResult } from '../../kit/local-store.js';
 
 export const PORTABILITY_USAGE = `loom export [-o <file>] [--thread <th_…>] [--actor <did>] [--namespace <ns>] [--after <seq>] [--until <seq>] [--url …] [--token …] [--json]
 loom export --data-dir <dir> [--storage sqlite|level] [-o <file>] [filters]
@@ -174,15 +174,8 @@ export const exportCommand = defineCommand({
   },
 });
 
-interface ImportSummary {
-  readonly records_read: number;
-  readonly records_inserted: number;
-  readonly records_deduplicated: number;
-  readonly records_refused: number;
-  readonly refusals: ReadonlyArray<{ line: number; id: string; code: string; message: string }>;
-  readonly checksum: string;
-  readonly last_sequence: number | null;
-}
+/** What an import reports, online or into a data directory: the same summary. */
+type ImportSummary = LocalImportResult;
 
 async function importOffline(values: Values, file: string): Promise<ImportSummary> {
   const dir = resolvePath(values['data-dir']!);
