@@ -71,6 +71,11 @@ export class Ingestor {
     return this.gates.map((gate) => gate.name);
   }
 
+  /** The namespace a thread's records carry (its first record's), undefined while it is empty: the cache the namespace check keeps. */
+  threadNamespace(thread: string): Promise<string | undefined> {
+    return this.threadNamespaces.of(thread);
+  }
+
   /** Validates, hashes and narrows: core's fixed checks. Throws LoomError. */
   private check(input: unknown): PreparedRecord {
     const validation = validateRecordInput(input);

@@ -15,7 +15,6 @@ import { LoomError } from '../errors/loom-error.js';
 import type { ThreadStateValue } from '../folds/thread-state.js';
 import type { JsonObject } from '../records/json.js';
 import { isReservedThread } from '../records/reserved-threads.js';
-import { namespaceOf } from '../../storage/contract/stored-record.js';
 import type { Ingestor, IngestResult } from './ingest.js';
 import type { RecordReader } from './record-reader.js';
 
@@ -62,9 +61,8 @@ export class RecordWriter {
   /** `body` with its thread's namespace when it names none and the thread has one other than default. */
   private async inThreadNamespace(thread: string, body: JsonObject): Promise<JsonObject> {
     if (body['namespace'] !== undefined || isReservedThread(thread)) return body;
-    // Read whole: the namespace is the thread's, whatever part of it the caller may see.
-    const first = (await this.reader.listByThread(SYSTEM, thread, { limit: 1 })).items[0];
-    const namespace = first ? namespaceOf(first.record) : 'default';
+    // The ingestor's cache of thread namespaces (the thread's, whatever part of it the caller may see): no store read once known.
+    const namespace = (await this.ingestor.threadNamespace(thread)) ?? 'default';
     return namespace === 'default' ? body : { ...body, namespace };
   }
 }

@@ -76,6 +76,15 @@ export class ThreadNamespaces {
     };
   }
 
+  /** The namespace of `thread` (its first record's), or undefined while it has none; cached once known. */
+  async of(thread: string): Promise<string | undefined> {
+    const cached = this.known.get(thread);
+    if (cached !== undefined) return cached;
+    const namespace = await this.firstNamespace(thread);
+    if (namespace !== undefined) this.learn(thread, namespace);
+    return namespace;
+  }
+
   /** Records that a thread's first record is stored in `namespace`. */
   learn(thread: string, namespace: string): void {
     if (isReservedThread(thread) || this.known.has(thread)) return;
