@@ -13,6 +13,7 @@ import type { RecordBus } from './broadcast.js';
 import type { EngineLoop } from './engine-loop.js';
 import type { ConsumerHandle, ConsumerState, ConsumerStatus, LogConsumer } from './log-consumer.js';
 import type { LoopCheckpoint } from './loop-checkpoint.js';
+import { LiveTail } from './live-tail.js';
 import { LoopWaits } from './loop-waits.js';
 import type { SystemThreads } from './system-threads.js';
 
@@ -22,6 +23,14 @@ const DEFAULT_BACKOFF = { initialMs: 250, maxMs: 30_000 };
 const IDLE_SLEEP_MS = 30_000;
 /** How often a settling checkpoint (`settledThrough`) is saved between batches. */
 const SETTLE_SAVE_MS = 1_000;
+/**
+ * At most one checkpoint write per this many ms while batches keep coming
+ * (single-record ingest makes a batch per record). A kill -9 hands over at
+ * most this much again, which the contract allows (at least once).
+ */
+const SAVE_EVERY_MS = 200;
+/** Live records kept for a consumer that keeps up, in batches (core/engine/live-tail.ts). */
+const TAIL_BATCHES = 4;
 
 export interface ConsumerRunnerDeps {
   readonly plugin: string;
@@ -48,7 +57,10 @@ export class ConsumerRunner implements EngineLoop, ConsumerHandle {
   private settleTimer: NodeJS.Timeout | null = null;
   private saving: Promise<void> = Promise.resolve();
   private saveQueued = false;
+  private saveTimer: NodeJS.Timeout | null = null;
+  private lastSaveAt = -Infinity;
   private saved: number | null = null;
+  private tail: LiveTail | null = null;
   private state: ConsumerState = 'stopped';
   private idleLeft = false;
   private batches = 0;
@@ -84,7 +96,11 @@ export class ConsumerRunner implements EngineLoop, ConsumerHandle {
     await this.consumer.start?.();
     this.running = true;
     const waits = (this.waits = new LoopWaits());
-    this.unsubscribe = this.deps.bus.addInlineListener(() => {
+    const tail = (this.tail = new LiveTail((this.consumer.batchSize ?? DEFAULT_BATCH) * TAIL_BATCHES));
+    const bus = this.deps.bus;
+    this.unsubscribe = bus.addInlineListener((records) => {
+      // Inline listeners run before the bus moves its position: `bus.position` is where these records start.
+      tail.offer(records, bus.position);
       waits.notePublished();
       waits.poke();
     });
@@ -104,12 +120,16 @@ export class ConsumerRunner implements EngineLoop, ConsumerHandle {
     if (this.settleTimer) clearInterval(this.settleTimer);
     this.settleTimer = null;
     this.waits?.stop();
+    this.tail?.clear();
+    this.tail = null;
     await this.loopDone;
     try {
       await this.consumer.stop?.();
     } catch (error) {
       this.deps.onError(error, `consumer ${this.name}: stop failed`);
     }
+    if (this.saveTimer) clearTimeout(this.saveTimer);
+    this.saveTimer = null;
     await this.save();
     this.state = 'stopped';
   }
@@ -171,7 +191,7 @@ export class ConsumerRunner implements EngineLoop, ConsumerHandle {
         const published = this.deps.bus.position;
         const retry = this.failed !== null && this.failed.generation === generation && this.failed.after === from ? this.failed.page : null;
         this.failed = null;
-        const page = retry ?? (from < published ? (await this.deps.store.changesSince(from, batchSize)).filter((stored) => stored.sequence <= published) : []);
+        const page = retry ?? (await this.read(from, published, batchSize));
         if (page.length > 0) {
           this.state = 'running';
           const records = include ? page : page.filter((stored: StoredRecord) => !this.deps.systemThreads.has(stored.record.thread));
@@ -213,17 +233,34 @@ export class ConsumerRunner implements EngineLoop, ConsumerHandle {
     }
   }
 
+  /** The batch after `from`: from the live tail when the consumer keeps up, else from the store (never past `published`). */
+  private async read(from: number, published: number, batchSize: number): Promise<StoredRecord[]> {
+    if (from >= published) return [];
+    const live = this.tail?.take(from, batchSize);
+    if (live && live.length > 0) return live;
+    return (await this.deps.store.changesSince(from, batchSize)).filter((stored) => stored.sequence <= published);
+  }
+
   private backoff(): number {
     const { initialMs, maxMs } = this.consumer.backoff ?? DEFAULT_BACKOFF;
     const base = Math.min(maxMs, initialMs * 2 ** Math.min(this.failures - 1, 30));
     return Math.round(base * (0.75 + Math.random() * 0.5));
   }
 
-  /** Starts a save unless one is waiting to start (it will write the latest position). */
+  /** Starts a save unless one is waiting to start (it will write the latest position), at most one per SAVE_EVERY_MS. */
   private saveSoon(): void {
     if (this.saveQueued) return;
     this.saveQueued = true;
-    void this.save();
+    const wait = this.lastSaveAt + SAVE_EVERY_MS - performance.now();
+    if (wait <= 0) {
+      void this.save();
+      return;
+    }
+    this.saveTimer = setTimeout(() => {
+      this.saveTimer = null;
+      void this.save();
+    }, wait);
+    this.saveTimer.unref();
   }
 
   /** Saves the checkpoint if it moved: the cursor, held back to what the consumer has settled. */
@@ -231,6 +268,7 @@ export class ConsumerRunner implements EngineLoop, ConsumerHandle {
     if (!this.deps.checkpoint) return Promise.resolve();
     this.saving = this.saving.then(async () => {
       this.saveQueued = false;
+      this.lastSaveAt = performance.now();
       const handled = this.position;
       const through = this.consumer.settledThrough ? Math.min(handled, this.consumer.settledThrough(handled)) : handled;
       if (through !== this.saved) await this.write(through);

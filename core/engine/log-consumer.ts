@@ -6,12 +6,15 @@
  * - the cursor and its checkpoint: one format (core/engine/loop-checkpoint.ts),
  *   kept by the store for a leader-only consumer of a shared log (so the next
  *   leader resumes there), else in `<plugin dataDir>/<name>-checkpoint.json`;
- *   written after every batch `handle` finished (while the next batch is
- *   read: one write at a time, of the latest position), held back to what
- *   `settledThrough` allows, and every second while settling moves it;
+ *   written after a batch `handle` finished (while the next batch is read:
+ *   one write at a time, of the latest position, at most one per 200 ms
+ *   while batches keep coming), held back to what `settledThrough` allows,
+ *   and every second while settling moves it;
  * - leadership: a `leaderOnly` consumer runs only while this server holds the
  *   engine's leader lease (always, with a log of its own);
- * - wake-ups: the record bus (every server's records on a shared log);
+ * - wake-ups: the record bus (every server's records on a shared log); a
+ *   consumer that keeps up takes its next batch from the records the bus
+ *   just published (core/engine/live-tail.ts), one that lags reads the store;
  * - retries: `handle` throwing retries the same batch after a backoff that
  *   doubles from `backoff.initialMs` to `backoff.maxMs`, with jitter;
  * - back-pressure: while records keep arriving the consumer takes at most
