@@ -22,6 +22,7 @@ import { openapiPlugin } from '../openapi/openapi-plugin.js';
 import { rulesPlugin, type RulesOptions } from '../plugins/rules/index.js';
 import { fleetPlugin, type FleetOptions } from '../plugins/fleet/index.js';
 import { actorsPlugin } from '../plugins/actors/index.js';
+import { membersPlugin } from '../plugins/members/index.js';
 import { foldsPlugin } from '../plugins/folds/index.js';
 import { graphPlugin } from '../plugins/graph/index.js';
 import { dataPlanePlugin, type DataPlaneOptions } from '../plugins/data-plane/index.js';
@@ -123,6 +124,7 @@ export async function createReferenceLoom(options: ReferenceLoomOptions = {}): P
       foldsPlugin,
       graphPlugin,
       actorsPlugin,
+      membersPlugin,
       { plugin: dataPlanePlugin, options: data ?? {} },
       { plugin: searchPlugin, options: search ?? {} },
       metricsPlugin,
