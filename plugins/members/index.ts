@@ -23,6 +23,7 @@ import { ModelCatalog, modelsTopic } from './model-catalog.js';
 import { ModelCatalogToken } from './model-catalog-token.js';
 import { registryGate, retiredMemberGate } from './registry-gate.js';
 import { defineActor } from './routes/define-actor.js';
+import { getActorDefinition } from './routes/get-actor-definition.js';
 import { getActorRoster } from './routes/get-actor-roster.js';
 import { getSelfWorkspace } from './routes/get-self-workspace.js';
 import { listActorHistory } from './routes/list-actor-history.js';
@@ -41,7 +42,7 @@ export { memberDid } from './member-did.js';
 export { KIND_DEFINITION, KIND_PROMPT, type DefinitionBody, type DefinitionFields } from './definition.js';
 export { MEMBER_REGISTRY_FOLD, type MemberEntry, type MemberRegistryState } from './member-registry-fold.js';
 
-export const MEMBERS_ROUTES = [defineActor, patchActorDefinition, listActorHistory, revertActorDefinition, retireActor, getActorRoster, getSelfWorkspace] as const;
+export const MEMBERS_ROUTES = [defineActor, getActorDefinition, patchActorDefinition, listActorHistory, revertActorDefinition, retireActor, getActorRoster, getSelfWorkspace] as const;
 
 export const membersPlugin = definePlugin({
   name: 'members',

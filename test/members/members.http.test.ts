@@ -192,6 +192,11 @@ for (const storage of ['sqlite', 'level'] as const) {
       expect((await call('POST', '/v1/actors/define', grained, { label: 'mine' })).status).to.equal(201);
       const mine = await call('GET', '/v1/actors/roster', grained);
       expect(mine.json.data.map((e: { proposer: string }) => e.proposer)).to.deep.equal([grained.did]);
+      const detail = await call('GET', `/v1/actors/${entry.did}/definition`, admin);
+      expect(detail.status, detail.text).to.equal(200);
+      expect(detail.json).to.include({ did: entry.did, owner: writer.did, model: 'claude-haiku-4-5', verification: 'none' });
+      expectEnvelope(await call('GET', `/v1/actors/${entry.did}/definition`, grained), 404, 'ACTOR_UNKNOWN');
+      expect((await call('GET', `/v1/actors/${mine.json.data[0].did}/definition`, grained)).status).to.equal(200);
     });
 
     it('keeps every member, version and retirement across a restart', async () => {

@@ -8,14 +8,17 @@ import { CliError } from '../../../command/cli-error.js';
 import { call, clientContext, CLIENT_OPTIONS, print } from '../../kit/context.js';
 import { didArgument, integerOption } from '../../kit/options.js';
 import { textTable } from '../../kit/text-table.js';
-import type { ActorDetail, ActorList } from '../../../sdk/index.js';
+import type { ActorDetail, ActorList, MemberDefinition } from '../../../sdk/index.js';
+import { MEMBER_USAGE, memberSubcommands, memberText } from '../members/actor-doors.js';
 
 export const ACTORS_USAGE = `loom actors [list] [--kind user|agent|system|key|web] [--limit N] [--after <cursor>]
             [--url …] [--token …] [--json]
 loom actors show <did> [--url …] [--token …] [--json]
   The actors of the records you may read (records:read). list: in DID order, --limit per page
   (default 100, at most 1000), the next page with --after. show: first and last seen, records by act,
-  assigned tasks, task domains, trust by domain and the threads written on, most recent first.`;
+  assigned tasks, task domains, trust by domain and the threads written on, most recent first,
+  and, for a member actor, its definition in force.
+${MEMBER_USAGE}`;
 
 
 
@@ -66,6 +69,7 @@ export const actors = defineCommand({
     return `unknown subcommand "${first}" of loom actors${hint}\n${ACTORS_USAGE}`;
   },
   subcommands: {
+    ...memberSubcommands,
     list: subcommand({
       summary: 'the actors of the records you may read, in DID order (records:read)',
       options: {
@@ -91,8 +95,18 @@ export const actors = defineCommand({
         if (positionals.length !== 1) throw new CliError(`loom actors show takes one DID\n${ACTORS_USAGE}`);
         const did = didArgument('the actor', positionals[0]!);
         const ctx = clientContext(values);
-        const { data } = await call(ctx, ctx.client.lookupActor({ query: { did } }));
-        print(ctx, data, () => actorText(data));
+        // A member defined but not yet seen writing has no directory entry: its definition alone is shown.
+        const [directory, member] = await Promise.all([
+          ctx.client.lookupActor({ query: { did } }),
+          ctx.client.getActorDefinition({ path: { did } }),
+        ]);
+        const definition = member.response?.status === 200 ? (member.data as MemberDefinition) : null;
+        if (definition && directory.response?.status === 404) {
+          print(ctx, { member: definition }, () => memberText(definition));
+          return;
+        }
+        const { data } = await call(ctx, Promise.resolve(directory));
+        print(ctx, definition ? { ...data, member: definition } : data, () => actorText(data) + (definition ? `\nmember definition:\n${memberText(definition)}` : ''));
       },
     }),
   },

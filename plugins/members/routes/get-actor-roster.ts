@@ -39,7 +39,11 @@ export const getActorRoster = defineRoute({
   auth: { scope: 'records:read' },
   request: {
     query: Type.Object(
-      { limit: Type.Integer({ minimum: 1, maximum: 1000, default: DEFAULT_LIMIT }), after: Type.Optional(Type.String({ maxLength: 512 })), include_retired: Type.Boolean({ default: true }) },
+      {
+        limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, description: `Members per page (default ${DEFAULT_LIMIT}).` })),
+        after: Type.Optional(Type.String({ maxLength: 512 })),
+        include_retired: Type.Optional(Type.Boolean({ description: 'false leaves retired members out (default true).' })),
+      },
       { additionalProperties: false },
     ),
   },
@@ -57,9 +61,9 @@ export const getActorRoster = defineRoute({
   handler: async ({ query, caller }, { members, reader, trust }) => {
     const restricted = reader.restriction(caller) !== undefined;
     let entries = restricted ? members.ownedBy(actingDid(caller)) : members.all();
-    if (!query.include_retired) entries = entries.filter((entry) => !entry.current.retired);
+    if (query.include_retired === false) entries = entries.filter((entry) => !entry.current.retired);
     const start = query.after === undefined ? 0 : firstAfter(entries.map((e) => e.did), query.after);
-    const page = entries.slice(start, start + query.limit);
+    const page = entries.slice(start, start + (query.limit ?? DEFAULT_LIMIT));
     const data = await Promise.all(
       page.map(async (entry) => {
         const body = entry.current;

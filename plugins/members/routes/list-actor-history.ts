@@ -14,7 +14,7 @@ export const listActorHistory = defineRoute({
   description: 'Each version with who wrote it and when, its model, words (by prompt record), tools, ceilings and what changed from the version before (tools compared as a set, words by record).',
   tags: ['members'],
   auth: { scope: 'records:read' },
-  request: { params: MemberDidParams, query: Type.Object({ limit: Type.Integer({ minimum: 1, maximum: 500, default: DEFAULT_LIMIT }) }, { additionalProperties: false }) },
+  request: { params: MemberDidParams, query: Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, description: `Versions shown, newest first (default ${DEFAULT_LIMIT}).` })) }, { additionalProperties: false }) },
   responses: {
     200: {
       description: 'The versions.',
@@ -26,5 +26,5 @@ export const listActorHistory = defineRoute({
   },
   errors: ['OWNER_ONLY', 'ACTOR_UNKNOWN'],
   inject: { members: MemberServiceToken },
-  handler: async ({ params, query, caller }, { members }) => ({ object: 'actor_history' as const, actor: params.did, ...(await members.history(caller, params.did, query.limit)) }),
+  handler: async ({ params, query, caller }, { members }) => ({ object: 'actor_history' as const, actor: params.did, ...(await members.history(caller, params.did, query.limit ?? DEFAULT_LIMIT)) }),
 });
