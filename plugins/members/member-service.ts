@@ -4,8 +4,9 @@
  * Every version is a new definition record on th_actor_registry, written
  * by the instance (so a credential bounded to its own threads can still
  * define a member) with the caller's DID as `by`, parented to the version
- * it replaces. Writes to the registry run one at a time across the
- * servers of a log (LogCriticalSection), so no two versions share a parent.
+ * it replaces. Each door checks and writes inside one critical section over
+ * the registry (LogCriticalSection, across the servers of a shared log), so
+ * no two versions share a parent and no change is lost to a concurrent one.
  */
 import { actingDid, SYSTEM, type Caller } from '../../core/access/caller.js';
 import { isAdmin } from '../../core/access/scopes.js';
@@ -86,59 +87,58 @@ export class MemberService {
   async define(caller: Caller, label: string, fields: DefinitionFields): Promise<{ did: string; definition: string; created: boolean }> {
     const owner = actingDid(caller);
     const did = memberDid(owner, label);
-    await checkDefinition(caller, did, fields, this.deps);
     return this.deps.sections.run(REGISTRY_SECTION, async () => {
+      await checkDefinition(caller, did, fields, this.deps);
       const previous = this.entry(did);
       const id = await this.writeVersion(caller, previous, { label: label.trim(), owner, did }, fields, 'defined', null);
       return { did, definition: id, created: previous === null };
     });
   }
 
-  async patch(caller: Caller, did: string, patch: MemberPatch): Promise<{ row: MemberRow; promptRecordId: string | null }> {
-    const entry = this.ownedEntry(caller, did);
-    const current = fieldsOf(entry.current);
-    const next: DefinitionFields = { ...current, work_loop: { ...current.work_loop } };
-    if (patch.display_name !== undefined) next.display_name = patch.display_name;
-    if (patch.model !== undefined) next.work_loop.model = patch.model;
-    if (patch.budget_usd !== undefined) next.work_loop.budget_usd = patch.budget_usd;
-    if (patch.max_turns !== undefined) next.work_loop.max_turns = patch.max_turns;
-    if (patch.tools) {
-      const tools = new Set(next.work_loop.tools);
-      for (const name of patch.tools.add ?? []) tools.add(name);
-      for (const name of patch.tools.remove ?? []) tools.delete(name);
-      next.work_loop.tools = [...tools].sort();
-      for (const name of patch.tools.add ?? []) if (!this.deps.tools.get(name)) throw new LoomError('TOOL_NOT_DECLARED', `tool ${name} is not a tool this instance has`);
-    }
-    if (patch.prompt === undefined && sameFields(next, current)) throw new LoomError('NOTHING_TO_CHANGE', 'the patch changes nothing; nothing written');
-    const loop = next.work_loop;
-    if (loop.model === null || loop.max_turns === 0 || loop.budget_usd === 0) {
-      throw new LoomError('ASSISTANT_WOULD_GO_MUTE', `the member would have ${loop.model === null ? 'no model' : loop.max_turns === 0 ? 'max_turns 0' : 'a zero budget'}; nothing written`);
-    }
-    // New words are checked as a reference once written; everything else now, before any write.
-    await checkDefinition(caller, did, patch.prompt === undefined ? next : { ...next, work_loop: { ...loop, system_prompt_ref: null } }, this.deps);
+  /** Checked and written inside the registry's critical section, so a concurrent patch is never overwritten (no lost update). */
+  patch(caller: Caller, did: string, patch: MemberPatch): Promise<{ row: MemberRow; promptRecordId: string | null }> {
     return this.deps.sections.run(REGISTRY_SECTION, async () => {
-      const fresh = this.ownedEntry(caller, did);
+      const entry = this.ownedEntry(caller, did);
+      const current = fieldsOf(entry.current);
+      const next: DefinitionFields = { ...current, work_loop: { ...current.work_loop } };
+      if (patch.display_name !== undefined) next.display_name = patch.display_name;
+      if (patch.model !== undefined) next.work_loop.model = patch.model;
+      if (patch.budget_usd !== undefined) next.work_loop.budget_usd = patch.budget_usd;
+      if (patch.max_turns !== undefined) next.work_loop.max_turns = patch.max_turns;
+      if (patch.tools) {
+        for (const name of patch.tools.add ?? []) if (!this.deps.tools.get(name)) throw new LoomError('TOOL_NOT_DECLARED', `tool ${name} is not a tool this instance has`);
+        const tools = new Set(next.work_loop.tools);
+        for (const name of patch.tools.add ?? []) tools.add(name);
+        for (const name of patch.tools.remove ?? []) tools.delete(name);
+        next.work_loop.tools = [...tools].sort();
+      }
+      if (patch.prompt === undefined && sameFields(next, current)) throw new LoomError('NOTHING_TO_CHANGE', 'the patch changes nothing; nothing written');
+      const loop = next.work_loop;
+      if (loop.model === null || loop.max_turns === 0 || loop.budget_usd === 0) {
+        throw new LoomError('ASSISTANT_WOULD_GO_MUTE', `the member would have ${loop.model === null ? 'no model' : loop.max_turns === 0 ? 'max_turns 0' : 'a zero budget'}; nothing written`);
+      }
+      // Every bound before any write; new words are a reference only once written, so they are left out of the check.
+      await checkDefinition(caller, did, patch.prompt === undefined ? next : { ...next, work_loop: { ...loop, system_prompt_ref: null } }, this.deps);
       let promptId: string | null = null;
       if (patch.prompt !== undefined) {
-        promptId = await this.writePrompt(did, patch.prompt, fresh.current.work_loop.system_prompt_ref);
+        promptId = await this.writePrompt(did, patch.prompt, entry.current.work_loop.system_prompt_ref);
         next.work_loop.system_prompt_ref = `record:${promptId}`;
       }
-      await this.writeVersion(caller, fresh, fresh.current, next, 'patched', null);
+      await this.writeVersion(caller, entry, entry.current, next, 'patched', null);
       return { row: memberRow(this.entry(did)!), promptRecordId: promptId };
     });
   }
 
-  async revert(caller: Caller, did: string, versionId: string): Promise<MemberRow> {
-    const entry = this.ownedEntry(caller, did);
-    if (!entry.versions.some((v) => v.id === versionId)) throw new LoomError('VERSION_UNKNOWN', `${versionId} is not a version of ${did} (GET /v1/actors/{did}/history lists them)`);
-    if (entry.currentId === versionId) throw new LoomError('NOTHING_TO_CHANGE', `${versionId} is already the version in force`);
-    const old = await this.versionBody(versionId);
-    const fields = fieldsOf(old);
-    if (sameFields(fields, fieldsOf(entry.current))) throw new LoomError('NOTHING_TO_CHANGE', `version ${old.version} says what the version in force says`);
-    await checkDefinition(caller, did, fields, this.deps);
+  revert(caller: Caller, did: string, versionId: string): Promise<MemberRow> {
     return this.deps.sections.run(REGISTRY_SECTION, async () => {
-      const fresh = this.ownedEntry(caller, did);
-      await this.writeVersion(caller, fresh, fresh.current, fields, 'reverted', versionId);
+      const entry = this.ownedEntry(caller, did);
+      if (!entry.versions.some((v) => v.id === versionId)) throw new LoomError('VERSION_UNKNOWN', `${versionId} is not a version of ${did} (GET /v1/actors/{did}/history lists them)`);
+      if (entry.currentId === versionId) throw new LoomError('NOTHING_TO_CHANGE', `${versionId} is already the version in force`);
+      const old = await this.versionBody(versionId);
+      const fields = fieldsOf(old);
+      if (sameFields(fields, fieldsOf(entry.current))) throw new LoomError('NOTHING_TO_CHANGE', `version ${old.version} says what the version in force says`);
+      await checkDefinition(caller, did, fields, this.deps);
+      await this.writeVersion(caller, entry, entry.current, fields, 'reverted', versionId);
       return memberRow(this.entry(did)!);
     });
   }

@@ -129,6 +129,23 @@ for (const storage of ['sqlite', 'level'] as const) {
       expect(workspace.json.assistants.find((row: { did: string }) => row.did === did)).to.deep.equal(patched.json.prompt_record_id_written ? (({ prompt_record_id_written: _, ...row }) => row)(patched.json) : patched.json);
     });
 
+    it('loses no change to a concurrent one: versions form one chain', async () => {
+      const { json } = await call('POST', '/v1/actors/define', writer, { label: 'busy', work_loop: { model: 'gpt-5', max_turns: 1, budget_usd: 1 } });
+      const did = json.actor_did as string;
+      const changes = [{ display_name: 'Busy' }, { max_turns: 7 }, { budget_usd: 3 }, { model: 'gpt-5-mini' }, { tools: { add: [TOOL_READ] } }, { prompt: 'Hurry.' }];
+      const answers = await Promise.all(changes.map((change) => call('PATCH', `/v1/actors/${did}/definition`, writer, change)));
+      for (const answer of answers) expect(answer.status, answer.text).to.equal(200);
+      const row = (await call('GET', `/v1/actors/${did}/definition`, writer)).json;
+      expect(row).to.include({ display_name: 'Busy', max_turns: 7, budget_usd: 3, model: 'gpt-5-mini', version: 7 });
+      expect(row.tools).to.deep.equal([TOOL_READ]);
+      expect(row.prompt_record_id).to.be.a('string');
+      const history = (await call('GET', `/v1/actors/${did}/history`, writer)).json.data as Array<{ definition_record_id: string }>;
+      for (let i = 0; i + 1 < history.length; i++) {
+        const version = await call('GET', `/v1/records/${history[i]!.definition_record_id}`, admin);
+        expect(version.json.parents).to.include(history[i + 1]!.definition_record_id);
+      }
+    });
+
     it('keeps history newest first with what changed; revert writes an old version anew; limit and truncated', async () => {
       const { json } = await call('POST', '/v1/actors/define', writer, { label: 'historian', work_loop: { model: 'gpt-5', max_turns: 1 } });
       const did = json.actor_did as string;
