@@ -190,7 +190,9 @@ for (const storage of ['sqlite', 'level'] as const) {
 
     it('says substance grading is absent, and keeps grades and the run index across a restart', async () => {
       const capabilities = await call('GET', '/v1/capabilities', admin);
-      expect(capabilities.json.capabilities).to.include({ 'members.evals': true, 'members.evals.substance': false });
+      expect(capabilities.json.capabilities).to.include({ 'members.evals': true });
+      expect(capabilities.json.capabilities).to.not.have.property('members.evals.substance');
+      expect(capabilities.json.conventions.evals).to.deep.equal({ score_path: '/v1/evals/score', substance_grading: 'absent', grader_model: null });
       const before = await call('GET', `/v1/actors/${member}/evals`, admin);
       await server.stop();
       await start();

@@ -1,8 +1,9 @@
 /**
  * The evals part of the members plugin, registered from its index in one
  * call: the run index and grade folds, the suite and grade gates, the
- * scoring service, its two routes and the capability flags
- * (`members.evals`; `members.evals.substance` only once a grader is bound).
+ * scoring service, its two routes, the capability flag `members.evals`
+ * (`members.evals.substance` only once a grader is bound) and the manifest's
+ * `conventions.evals`, whose `substance_grading` says `absent` until then.
  */
 import { resolve } from '../../../core/di/token.js';
 import { RecordReaderToken } from '../../../core/engine/record-reader.js';
@@ -44,6 +45,9 @@ export function registerEvals(scope: PluginScope, deps: { readonly members: Memb
   scope.expose(EvalServiceToken, evals);
   for (const route of EVALS_ROUTES) scope.route(route);
   scope.capability('members.evals', true);
-  scope.capability('members.evals.substance', false);
-  scope.onStart(() => scope.capability('members.evals.substance', graderOf() !== null));
+  // Flags are true or absent (absence means unsupported); the convention says outright which it is.
+  scope.onStart(() => {
+    if (graderOf() !== null) scope.capability('members.evals.substance', true);
+  });
+  scope.describe('manifest', 'conventions.evals', () => ({ score_path: '/v1/evals/score', substance_grading: graderOf() === null ? 'absent' : 'model', grader_model: graderOf()?.model ?? null }));
 }

@@ -5,8 +5,9 @@
  * provider adapters that can call a model arrive with the work loop; until a
  * plugin binds SubstanceGraderToken, no grader exists, and every grade says
  * `substance_scored: false`, `substance_score: null`: never imputed from the
- * structure score, never blended into it. The capability flag
- * `members.evals.substance` says whether one is bound.
+ * structure score, never blended into it. The capabilities manifest says
+ * which: `conventions.evals.substance_grading` is `absent` or `model`, and
+ * the flag `members.evals.substance` is present only when one is bound.
  */
 import { token } from '../../../core/di/token.js';
 import type { LoomRecord } from '../../../core/records/record.js';
