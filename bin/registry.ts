@@ -44,6 +44,9 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: 'restore', load: async () => (await import('../cli/commands/portability/portability.js')).restoreCommand },
   { name: 'sync', load: async () => (await import('../cli/commands/federation/sync.js')).sync },
   { name: 'consent', load: async () => (await import('../cli/commands/federation/consent.js')).consent },
+  // --- evals (members) ---
+  { name: 'evals', load: async () => (await import('../cli/commands/members/evals.js')).evals },
+  // --- end evals ---
 ];
 
 export function findCommand(name: string): CommandEntry | undefined {

@@ -31,6 +31,7 @@ import { patchActorDefinition } from './routes/patch-actor-definition.js';
 import { retireActor } from './routes/retire-actor.js';
 import { revertActorDefinition } from './routes/revert-actor-definition.js';
 import { actorTierTopic } from './tiers.js';
+import { registerEvals } from './evals/register-evals.js';
 import { ToolRegistry, ToolRegistryToken } from './tool-registry.js';
 
 export { ToolRegistryToken, type ToolRegistry, type ToolDescriptor } from './tool-registry.js';
@@ -41,6 +42,17 @@ export { TIER_CAPS, actorTierTopic, tierOf, type Tier, type TierCaps } from './t
 export { memberDid } from './member-did.js';
 export { KIND_DEFINITION, KIND_PROMPT, type DefinitionBody, type DefinitionFields } from './definition.js';
 export { MEMBER_REGISTRY_FOLD, type MemberEntry, type MemberRegistryState } from './member-registry-fold.js';
+
+// --- evals (issue 32, "Evals"): suites, structure scores, grades; the run-record vocabulary the work loop writes ---
+export { EVALS_ROUTES } from './evals/register-evals.js';
+export { EvalServiceToken, type EvalService } from './evals/eval-service.js';
+export { SubstanceGraderToken, type SubstanceGrader, type SubstanceInput } from './evals/substance-grader.js';
+export * from './evals/run-records.js';
+export { KIND_SUITE, type SuiteBody, type EvalCase } from './evals/suite.js';
+export { KIND_GRADE, SCAN_CEILING, evalsThreadId, type GradeBody } from './evals/grade.js';
+export { MEMBER_RUNS_FOLD } from './evals/run-index-fold.js';
+export { MEMBER_GRADES_FOLD } from './evals/grade-fold.js';
+// --- end evals ---
 
 export const MEMBERS_ROUTES = [defineActor, getActorDefinition, patchActorDefinition, listActorHistory, revertActorDefinition, retireActor, getActorRoster, getSelfWorkspace] as const;
 
@@ -87,5 +99,8 @@ export const membersPlugin = definePlugin({
     scope.capability('members.define', true);
     scope.capability('members.history', true);
     scope.capability('members.roster', true);
+    // --- evals ---
+    registerEvals(scope, { members, tools });
+    // --- end evals ---
   },
 });
