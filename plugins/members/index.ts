@@ -31,6 +31,12 @@ import { retireActor } from './routes/retire-actor.js';
 import { revertActorDefinition } from './routes/revert-actor-definition.js';
 import { actorTierTopic } from './tiers.js';
 import { ToolRegistry, ToolRegistryToken } from './tool-registry.js';
+// ---- Blueprints ----
+import { BlueprintService, BlueprintServiceToken } from './blueprints/blueprint-service.js';
+import { blueprintRegistryFold } from './blueprints/blueprint-registry-fold.js';
+import { blueprintSignersTopic, blueprintsAllowUnsignedTopic } from './blueprints/blueprint-trust.js';
+import { materializeBlueprint } from './routes/materialize-blueprint.js';
+// ---- end Blueprints ----
 
 export { ToolRegistryToken, type ToolRegistry, type ToolDescriptor } from './tool-registry.js';
 export { MemberServiceToken, type MemberService } from './member-service.js';
@@ -40,6 +46,14 @@ export { TIER_CAPS, actorTierTopic, tierOf, type Tier, type TierCaps } from './t
 export { memberDid } from './member-did.js';
 export { KIND_DEFINITION, KIND_PROMPT, type DefinitionBody, type DefinitionFields } from './definition.js';
 export { MEMBER_REGISTRY_FOLD, type MemberEntry, type MemberRegistryState } from './member-registry-fold.js';
+
+// ---- Blueprints ----
+export { BlueprintServiceToken, type BlueprintService } from './blueprints/blueprint-service.js';
+export { KIND_BLUEPRINT, BLUEPRINT_VERSION, type Blueprint } from './blueprints/blueprint-format.js';
+export { blueprintSignersTopic, blueprintsAllowUnsignedTopic } from './blueprints/blueprint-trust.js';
+export { signBlueprint, checkSignature, sourceHash } from './blueprints/blueprint-signature.js';
+export const BLUEPRINT_ROUTES = [materializeBlueprint] as const;
+// ---- end Blueprints ----
 
 export const MEMBERS_ROUTES = [defineActor, patchActorDefinition, listActorHistory, revertActorDefinition, retireActor, getActorRoster, getSelfWorkspace] as const;
 
@@ -83,6 +97,23 @@ export const membersPlugin = definePlugin({
     };
     bindValue(scope.container, MemberTrustToken, memberTrust);
     for (const route of MEMBERS_ROUTES) scope.route(route);
+    // ---- Blueprints: POST /v1/blueprints/materialize (blueprints/) ----
+    scope.configTopic(blueprintSignersTopic);
+    scope.configTopic(blueprintsAllowUnsignedTopic);
+    const blueprints = new BlueprintService({
+      reader: resolve(scope.container, RecordReaderToken),
+      tools,
+      models,
+      config,
+      threadNamespace: (thread) => ingestor.threadNamespace(thread),
+      members,
+      blueprints: scope.fold(blueprintRegistryFold),
+      instanceDid: resolve(scope.container, ServerInfo).instanceDid,
+    });
+    bindValue(scope.container, BlueprintServiceToken, blueprints);
+    for (const route of BLUEPRINT_ROUTES) scope.route(route);
+    scope.capability('members.blueprints', true);
+    // ---- end Blueprints ----
     scope.capability('members.define', true);
     scope.capability('members.history', true);
     scope.capability('members.roster', true);
