@@ -44,6 +44,9 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: 'restore', load: async () => (await import('../cli/commands/portability/portability.js')).restoreCommand },
   { name: 'sync', load: async () => (await import('../cli/commands/federation/sync.js')).sync },
   { name: 'consent', load: async () => (await import('../cli/commands/federation/consent.js')).consent },
+  // ---- Blueprints ----
+  { name: 'blueprint', load: async () => (await import('../cli/commands/members/blueprint.js')).blueprint },
+  // ---- end Blueprints ----
 ];
 
 export function findCommand(name: string): CommandEntry | undefined {
