@@ -13,6 +13,7 @@ import { LoomError } from '../../../core/errors/loom-error.js';
 import type { ThreadStateValue } from '../../../core/folds/thread-state.js';
 import type { OwnFold } from '../../../core/plugin/own-fold.js';
 import type { JsonObject, JsonValue } from '../../../core/records/json.js';
+import { canonicalJson } from '../../../core/records/canonical-json.js';
 import { isRecordId } from '../../../core/records/record-id.js';
 import { TH_ACTOR_REGISTRY } from '../../../core/records/reserved-threads.js';
 import { checkDefinition, type BoundsDeps } from '../definition-bounds.js';
@@ -24,6 +25,9 @@ import { blueprintKey, type BlueprintRegistryState } from './blueprint-registry-
 import { actorFields, buildPlan, replaceIds, type EffectiveBlueprint, type Plan, type PlannedRecord } from './blueprint-plan.js';
 import { sourceHash } from './blueprint-signature.js';
 import { admission } from './blueprint-trust.js';
+
+/** The effective actors and prompts of one blueprint, as canonical JSON. */
+const MAX_EFFECTIVE_BYTES = 1024 * 1024;
 
 export interface BlueprintServiceDeps extends BoundsDeps {
   readonly members: MemberService;
@@ -104,13 +108,17 @@ export class BlueprintService {
     }
     for (const name of Object.keys(ownPrompts)) if (!used.has(name)) throw new LoomError('INVALID_BODY', `prompts.${name} is used by no actor`);
     if (used.size > MAX_PROMPTS) throw new LoomError('INVALID_BODY', `with what it extends, the blueprint uses ${used.size} prompts; at most ${MAX_PROMPTS}`);
+    const effectivePrompts = Object.fromEntries([...used].sort().map((name) => [name, prompts[name]!]));
+    // Its record holds all of it: no larger than a request body may be.
+    const size = Buffer.byteLength(canonicalJson({ prompts: effectivePrompts, actors: effectiveActors }));
+    if (size > MAX_EFFECTIVE_BYTES) throw new LoomError('INVALID_BODY', `with what it extends, the blueprint's actors and prompts take ${size} bytes; at most ${MAX_EFFECTIVE_BYTES}`);
     return {
       name: own.name,
       description: own.description ?? null,
       source_hash: sourceHash(own),
       ...admitted,
       extends: bases.map((base) => base.id),
-      prompts: Object.fromEntries([...used].sort().map((name) => [name, prompts[name]!])),
+      prompts: effectivePrompts,
       actors: effectiveActors,
     };
   }
