@@ -47,14 +47,6 @@ export { memberDid } from './member-did.js';
 export { KIND_DEFINITION, KIND_PROMPT, type DefinitionBody, type DefinitionFields } from './definition.js';
 export { MEMBER_REGISTRY_FOLD, type MemberEntry, type MemberRegistryState } from './member-registry-fold.js';
 
-// ---- Blueprints ----
-export { BlueprintServiceToken, type BlueprintService } from './blueprints/blueprint-service.js';
-export { KIND_BLUEPRINT, BLUEPRINT_VERSION, type Blueprint } from './blueprints/blueprint-format.js';
-export { blueprintSignersTopic, blueprintsAllowUnsignedTopic } from './blueprints/blueprint-trust.js';
-export { signBlueprint, checkSignature, sourceHash } from './blueprints/blueprint-signature.js';
-export const BLUEPRINT_ROUTES = [materializeBlueprint] as const;
-// ---- end Blueprints ----
-
 export const MEMBERS_ROUTES = [defineActor, patchActorDefinition, listActorHistory, revertActorDefinition, retireActor, getActorRoster, getSelfWorkspace] as const;
 
 export const membersPlugin = definePlugin({
@@ -119,3 +111,11 @@ export const membersPlugin = definePlugin({
     scope.capability('members.roster', true);
   },
 });
+
+// ---- Blueprints ----
+export { BlueprintServiceToken, type BlueprintService } from './blueprints/blueprint-service.js';
+export { KIND_BLUEPRINT, BLUEPRINT_VERSION, type Blueprint } from './blueprints/blueprint-format.js';
+export { blueprintSignersTopic, blueprintsAllowUnsignedTopic } from './blueprints/blueprint-trust.js';
+export { signBlueprint, checkSignature, sourceHash } from './blueprints/blueprint-signature.js';
+export const BLUEPRINT_ROUTES = [materializeBlueprint] as const;
+// ---- end Blueprints ----
