@@ -44,9 +44,8 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: 'restore', load: async () => (await import('../cli/commands/portability/portability.js')).restoreCommand },
   { name: 'sync', load: async () => (await import('../cli/commands/federation/sync.js')).sync },
   { name: 'consent', load: async () => (await import('../cli/commands/federation/consent.js')).consent },
-  // --- evals (members) ---
   { name: 'evals', load: async () => (await import('../cli/commands/members/evals.js')).evals },
-  // --- end evals ---
+  { name: 'blueprint', load: async () => (await import('../cli/commands/members/blueprint.js')).blueprint },
 ];
 
 export function findCommand(name: string): CommandEntry | undefined {

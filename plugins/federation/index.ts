@@ -57,6 +57,8 @@ export { SyncService, FEDERATION_PLUGIN } from './sync-service.js';
 export { verifyManifest, signManifest, buildFederationManifest } from './manifest.js';
 export { didKeyFromPublicKey, publicKeyFromDidKey } from './did-key.js';
 export { signRecord, verifyRecordSig, type RecordSig } from './signing.js';
+// Blueprints (plugins/members) sign and verify with the same keys and canonical JSON.
+export { signCanonical, verifyCanonical } from './signing.js';
 export { projectRecord, type HashLevel } from './consent/hash-levels.js';
 export { pageProblem, type SyncPage, type SyncEntry } from './sync-page.js';
 

@@ -33,6 +33,12 @@ import { revertActorDefinition } from './routes/revert-actor-definition.js';
 import { actorTierTopic } from './tiers.js';
 import { registerEvals } from './evals/register-evals.js';
 import { ToolRegistry, ToolRegistryToken } from './tool-registry.js';
+// ---- Blueprints ----
+import { BlueprintService, BlueprintServiceToken } from './blueprints/blueprint-service.js';
+import { blueprintRegistryFold } from './blueprints/blueprint-registry-fold.js';
+import { blueprintSignersTopic, blueprintsAllowUnsignedTopic } from './blueprints/blueprint-trust.js';
+import { materializeBlueprint } from './routes/materialize-blueprint.js';
+// ---- end Blueprints ----
 
 export { ToolRegistryToken, type ToolRegistry, type ToolDescriptor } from './tool-registry.js';
 export { MemberServiceToken, type MemberService } from './member-service.js';
@@ -96,6 +102,23 @@ export const membersPlugin = definePlugin({
     };
     bindValue(scope.container, MemberTrustToken, memberTrust);
     for (const route of MEMBERS_ROUTES) scope.route(route);
+    // ---- Blueprints: POST /v1/blueprints/materialize (blueprints/) ----
+    scope.configTopic(blueprintSignersTopic);
+    scope.configTopic(blueprintsAllowUnsignedTopic);
+    const blueprints = new BlueprintService({
+      reader: resolve(scope.container, RecordReaderToken),
+      tools,
+      models,
+      config,
+      threadNamespace: (thread) => ingestor.threadNamespace(thread),
+      members,
+      blueprints: scope.fold(blueprintRegistryFold),
+      instanceDid: resolve(scope.container, ServerInfo).instanceDid,
+    });
+    bindValue(scope.container, BlueprintServiceToken, blueprints);
+    for (const route of BLUEPRINT_ROUTES) scope.route(route);
+    scope.capability('members.blueprints', true);
+    // ---- end Blueprints ----
     scope.capability('members.define', true);
     scope.capability('members.history', true);
     scope.capability('members.roster', true);
@@ -104,3 +127,11 @@ export const membersPlugin = definePlugin({
     // --- end evals ---
   },
 });
+
+// ---- Blueprints ----
+export { BlueprintServiceToken, type BlueprintService } from './blueprints/blueprint-service.js';
+export { KIND_BLUEPRINT, BLUEPRINT_VERSION, type Blueprint } from './blueprints/blueprint-format.js';
+export { blueprintSignersTopic, blueprintsAllowUnsignedTopic } from './blueprints/blueprint-trust.js';
+export { signBlueprint, checkSignature, sourceHash } from './blueprints/blueprint-signature.js';
+export const BLUEPRINT_ROUTES = [materializeBlueprint] as const;
+// ---- end Blueprints ----

@@ -17,6 +17,7 @@ import type { RecordWriter } from '../../core/engine/record-writer.js';
 import { LoomError } from '../../core/errors/loom-error.js';
 import type { OwnFold } from '../../core/plugin/own-fold.js';
 import type { JsonObject } from '../../core/records/json.js';
+import type { LoomRecord } from '../../core/records/record.js';
 import { TH_ACTOR_REGISTRY } from '../../core/records/reserved-threads.js';
 import { checkDefinition, type BoundsDeps } from './definition-bounds.js';
 import { fieldsOf, KIND_DEFINITION, KIND_PROMPT, type Change, type DefinitionBody, type DefinitionFields } from './definition.js';
@@ -196,20 +197,7 @@ export class MemberService {
     change: Change,
     revertedTo: string | null,
   ): Promise<string> {
-    const did = who.did ?? who.actor_did!;
-    const body: DefinitionBody = {
-      kind: KIND_DEFINITION,
-      actor_did: did,
-      label: who.label,
-      owner: who.owner,
-      by: actingDid(caller),
-      version: (previous?.current.version ?? 0) + 1,
-      change,
-      enabled: change !== 'retired',
-      retired: change === 'retired',
-      reverted_to: revertedTo,
-      ...fields,
-    };
+    const body = versionBody(actingDid(caller), previous, who, fields, change, revertedTo);
     const { stored } = await this.deps.writer.appendAs(SYSTEM, {
       thread: TH_ACTOR_REGISTRY,
       act: 'LEARN',
@@ -228,11 +216,62 @@ export class MemberService {
       act: 'LEARN',
       actor: this.deps.instanceDid,
       plugin: 'members',
-      body: { kind: KIND_PROMPT, schema_version: '1.0.0', role: 'charter', actor_did: did, text },
+      body: promptBody(did, text),
       parents: previous ? [previous] : [],
     });
     return stored.record.id;
   }
+
+  // ---- Blueprints (blueprints/blueprint-service.ts) ----
+  /**
+   * Runs `work` inside the registry's critical section with a writer of
+   * registry records (as the instance, by this plugin): a blueprint plans
+   * against the registry as its writes will find it, then writes its
+   * prompts, versions and its own record with no other registry write
+   * between its plan and its last write.
+   */
+  inRegistrySection<T>(work: (write: (body: JsonObject, parents: readonly string[]) => Promise<LoomRecord>) => Promise<T>): Promise<T> {
+    return this.deps.sections.run(REGISTRY_SECTION, () =>
+      work(async (body, parents) => {
+        const { stored } = await this.deps.writer.appendAs(SYSTEM, { thread: TH_ACTOR_REGISTRY, act: REGISTRY_ACT, actor: this.deps.instanceDid, plugin: 'members', body, parents });
+        return stored.record;
+      }),
+    );
+  }
+  // ---- end Blueprints ----
+}
+
+// The bodies every registry write composes (a blueprint's plan builds the same ones it then writes).
+/** The act of every registry record (definitions, prompts, blueprints). */
+export const REGISTRY_ACT = 'LEARN';
+
+/** The body of the version `by` writes after `previous` (so a blueprint's plan is exactly what is written). */
+export function versionBody(
+  by: string,
+  previous: MemberEntry | null,
+  who: { label: string; owner: string; did?: string; actor_did?: string },
+  fields: DefinitionFields,
+  change: Change,
+  revertedTo: string | null,
+): DefinitionBody {
+  return {
+    kind: KIND_DEFINITION,
+    actor_did: who.did ?? who.actor_did!,
+    label: who.label,
+    owner: who.owner,
+    by,
+    version: (previous?.current.version ?? 0) + 1,
+    change,
+    enabled: change !== 'retired',
+    retired: change === 'retired',
+    reverted_to: revertedTo,
+    ...fields,
+  };
+}
+
+/** A member's prompt words as a `core.actor.prompt.v1` body. */
+export function promptBody(did: string, text: string): JsonObject {
+  return { kind: KIND_PROMPT, schema_version: '1.0.0', role: 'charter', actor_did: did, text };
 }
 
 function isOperator(caller: Caller): boolean {
