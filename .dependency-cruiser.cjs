@@ -8,6 +8,7 @@
  * - applications: server/ (the reference server's composition), cli/ (the
  *   `loom` client: the SDK and the record algebra) and bin/ (the entry).
  *   Nothing imports an application.
+ * examples/ are linted too: what they teach must pass the same rules.
  * Folders are named by pattern, so a new driver or plugin is covered without
  * editing a rule. Test files and test helpers may reach further (they wire
  * real drivers), so they are exempt; product code has no exemption.
@@ -92,6 +93,14 @@ module.exports = {
       severity: 'error',
       from: { path: '^plugins/([^/]+)/', pathNot: notTest },
       to: { path: '^plugins/', pathNot: ['^plugins/$1/', '^plugins/[^/]+/index\\.ts$'] },
+    },
+    {
+      name: 'no-engine-backdoor',
+      comment:
+        "Plugins and examples reach the kernel through narrow tokens (the record reader and writer, EngineStatus, ConfigTopics, a plugin's own fold handle): never the whole engine (loom-engine.ts) nor the fold engine (fold-engine.ts), which are the kernel's own. Imports through the core/index.ts barrel are beyond a path rule: test/route-coverage.test.ts also forbids naming LoomEngineToken and FoldEngineToken there.",
+      severity: 'error',
+      from: { path: '^(plugins|examples)/', pathNot: notTest },
+      to: { path: '^core/engine/(loom-engine|fold-engine)\\.ts$' },
     },
     {
       name: 'sdk-sees-gen-and-records',

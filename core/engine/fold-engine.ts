@@ -14,6 +14,7 @@ import { SystemThreads } from './system-threads.js';
 import type { RecordBus } from './broadcast.js';
 import { FoldCheckpoints } from './fold-checkpoints.js';
 import type { GlobalFoldSlot as GlobalSlot } from './global-fold-slot.js';
+import { logPages, recordPages } from './record-pages.js';
 import { ThreadFoldCache } from './thread-fold-cache.js';
 
 export interface FoldDescriptor {
@@ -163,27 +164,19 @@ export class FoldEngine {
 
   /** Replays one thread's records above the slot's watermark (folds that read a single thread). */
   private async replayThread(slot: GlobalSlot, thread: string, upTo: number): Promise<void> {
-    let after = 0;
-    for (;;) {
-      const page = await this.store.listByThread(thread, { after, limit: 1000 });
-      for (const stored of page.items) if (stored.sequence > slot.watermark && stored.sequence <= upTo) this.applyOne(slot, stored);
-      if (page.nextAfter === null) break;
-      after = page.nextAfter;
+    for await (const page of recordPages((request) => this.store.listByThread(thread, request), { after: slot.watermark, upTo })) {
+      for (const stored of page.items) this.applyOne(slot, stored);
     }
   }
 
   /** One pass over the log for every other global fold, from the lowest watermark among them. */
   private async replayScan(slots: readonly GlobalSlot[], upTo: number): Promise<void> {
     if (slots.length === 0) return;
-    let after = Math.min(...slots.map((slot) => slot.watermark));
-    while (after < upTo) {
-      const page = await this.store.changesSince(after, 5000);
-      if (page.length === 0) break;
+    const after = Math.min(...slots.map((slot) => slot.watermark));
+    for await (const page of logPages((from, limit) => this.store.changesSince(from, limit), { after, limit: 5000, upTo })) {
       for (const stored of page) {
-        if (stored.sequence > upTo) break;
         for (const slot of slots) if (stored.sequence > slot.watermark && this.reads(slot.fold, stored.record.thread)) this.applyOne(slot, stored);
       }
-      after = page[page.length - 1]!.sequence;
     }
   }
 

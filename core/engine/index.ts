@@ -8,6 +8,7 @@ export * from './fold-engine.js';
 export * from './ingest.js';
 export * from './loom-engine.js';
 export * from './native-hash.js';
+export * from './record-pages.js';
 export * from './record-reader.js';
 export * from './record-writer.js';
 export * from './interval-loop.js';

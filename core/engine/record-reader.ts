@@ -20,6 +20,7 @@ import { serializePage, type StoredRecord } from '../../storage/contract/stored-
 import { token } from '../di/token.js';
 import type { RecordBus, SubscribeOptions, Subscription } from './broadcast.js';
 import type { FoldDescriptor, FoldEngine } from './fold-engine.js';
+import { logPages, recordPages, type RecordPaging } from './record-pages.js';
 
 /** Records a restricted page read examines before it answers with what it has (a short page with has_more). */
 const SCAN_BUDGET = 20_000;
@@ -36,15 +37,8 @@ interface PrivateFold {
   readonly tag: string;
 }
 
-/** Where `RecordReader.pages` starts and stops. */
-export interface ThreadPaging {
-  /** Records with a sequence strictly greater than this. @default 0 */
-  readonly after?: number;
-  /** Records read per page. @default 1000 (the store's largest page) */
-  readonly limit?: number;
-  /** The last sequence wanted (a snapshot's watermark). @default no bound */
-  readonly upTo?: number;
-}
+/** Where `RecordReader.pages` starts and stops (./record-pages.ts). */
+export type ThreadPaging = RecordPaging;
 
 export class RecordReader {
   private policies: readonly ReadPolicy[] = [];
@@ -107,27 +101,13 @@ export class RecordReader {
   }
 
   /**
-   * A thread's records the caller may see, page by page, oldest first: the
-   * one paging loop over `listByThread`. Each page is as `listByThread`
-   * answers it (a restricted page may be short, even empty, with more to
-   * come). Stops at the thread's end, or once `upTo` is passed (records
-   * after `upTo` are dropped from the last page).
+   * A thread's records the caller may see, page by page, oldest first. Each
+   * page is as `listByThread` answers it (a restricted page may be short,
+   * even empty, with more to come). Stops at the thread's end, or once
+   * `upTo` is passed (records after `upTo` are dropped from the last page).
    */
-  async *pages(caller: Caller, thread: string, paging: ThreadPaging = {}): AsyncGenerator<RecordPage> {
-    const limit = paging.limit ?? PAGE_MAX_LIMIT;
-    const upTo = paging.upTo ?? Number.POSITIVE_INFINITY;
-    let after = paging.after ?? 0;
-    while (after < upTo) {
-      const page = await this.listByThread(caller, thread, { after, limit });
-      const past = page.items.findIndex((stored) => stored.sequence > upTo);
-      if (past >= 0) {
-        yield { items: page.items.slice(0, past), nextAfter: null };
-        return;
-      }
-      yield page;
-      if (page.nextAfter === null) return;
-      after = page.nextAfter;
-    }
+  pages(caller: Caller, thread: string, paging: ThreadPaging = {}): AsyncGenerator<RecordPage> {
+    return recordPages((page) => this.listByThread(caller, thread, page), paging);
   }
 
   /** `pages` one record at a time. */
@@ -164,22 +144,17 @@ export class RecordReader {
     const items: StoredRecord[] = [];
     let after = page.after ?? 0;
     let scanned = 0;
-    for (;;) {
-      const batch = await read({ after, limit: PAGE_MAX_LIMIT });
+    for await (const batch of recordPages(read, { after, limit: PAGE_MAX_LIMIT })) {
       for (const stored of batch.items) {
         scanned++;
-        if (!matchesFilter(stored, restriction)) {
-          after = stored.sequence;
-          continue;
-        }
+        after = stored.sequence;
+        if (!matchesFilter(stored, restriction)) continue;
         if (items.length === limit) return { items, nextAfter: items[items.length - 1]!.sequence };
         items.push(stored);
-        after = stored.sequence;
       }
-      if (batch.nextAfter === null) return { items, nextAfter: null };
-      if (scanned >= SCAN_BUDGET) return { items, nextAfter: after };
-      after = batch.nextAfter;
+      if (batch.nextAfter !== null && scanned >= SCAN_BUDGET) return { items, nextAfter: after };
     }
+    return { items, nextAfter: null };
   }
 
   async listThreads(caller: Caller, page: { after?: string; limit?: number } = {}): Promise<ThreadSummaryPage> {
@@ -216,17 +191,13 @@ export class RecordReader {
         let count = 0;
         let first = 0;
         let last = 0;
-        let after = 0;
-        for (;;) {
-          const page = await this.store.listByThread(summary.thread, { after, limit: PAGE_MAX_LIMIT });
+        for await (const page of this.storePages(summary.thread)) {
           for (const stored of page.items) {
             if (!matchesFilter(stored, restriction)) continue;
             count++;
             first ||= stored.sequence;
             last = stored.sequence;
           }
-          if (page.nextAfter === null) break;
-          after = page.nextAfter;
         }
         return count === 0 ? null : { thread: summary.thread, recordCount: count, firstSequence: first, lastSequence: last };
       }
@@ -328,17 +299,19 @@ export class RecordReader {
     let state = fold.initial(thread);
     let watermark = 0;
     if (threadVisibility(restriction, thread) === 'none') return { state, watermark };
-    let after = 0;
-    for (;;) {
-      const page = await this.store.listByThread(thread, { after, limit: PAGE_MAX_LIMIT });
+    for await (const page of this.storePages(thread)) {
       for (const stored of page.items) {
         if (!matchesFilter(stored, restriction)) continue;
         state = fold.apply(state, stored);
         watermark = stored.sequence;
       }
-      if (page.nextAfter === null) return { state, watermark };
-      after = page.nextAfter;
     }
+    return { state, watermark };
+  }
+
+  /** A thread's records as stored, unrestricted: for the reads above that filter with a restriction themselves. */
+  private storePages(thread: string, paging: RecordPaging = {}): AsyncGenerator<RecordPage> {
+    return recordPages((page) => this.store.listByThread(thread, page), paging);
   }
 
   /**
@@ -405,24 +378,14 @@ export class RecordReader {
         const records: StoredRecord[] = [];
         for (const thread of threads) {
           if (!this.folds.reads(fold, thread)) continue;
-          let after = entry.watermark;
-          for (;;) {
-            const page = await this.store.listByThread(thread, { after, limit: PAGE_MAX_LIMIT });
-            for (const stored of page.items) if (visible(stored)) records.push(stored);
-            if (page.nextAfter === null || page.nextAfter >= upTo) break;
-            after = page.nextAfter;
-          }
+          for await (const page of this.storePages(thread, { after: entry.watermark, upTo })) for (const stored of page.items) if (visible(stored)) records.push(stored);
         }
         records.sort((a, b) => a.sequence - b.sequence);
         entry.state = this.folds.foldPrivately(fold, entry.state, records);
       } else {
         // Any other restriction (a namespace grain): the log since the last refresh, filtered.
-        let after = entry.watermark;
-        while (after < upTo) {
-          const page = await this.store.changesSince(after, 5000);
-          if (page.length === 0) break;
+        for await (const page of logPages((after, limit) => this.store.changesSince(after, limit), { after: entry.watermark, limit: 5000, upTo })) {
           entry.state = this.folds.foldPrivately(fold, entry.state, page.filter(visible));
-          after = page[page.length - 1]!.sequence;
         }
       }
       entry.watermark = upTo;

@@ -6,6 +6,7 @@
  */
 import type { AnyFold } from '../folds/fold.js';
 import type { RecordStore } from '../../storage/contract/record-store.js';
+import { recordPages } from './record-pages.js';
 
 export interface ThreadFoldSlot {
   state: unknown;
@@ -39,15 +40,11 @@ export class ThreadFoldCache {
     } else {
       slot = { state: fold.initial(thread), watermark: 0 };
     }
-    let after = slot.watermark;
-    for (;;) {
-      const page = await this.store.listByThread(thread, { after, limit: 1000 });
+    for await (const page of recordPages((request) => this.store.listByThread(thread, request), { after: slot.watermark })) {
       for (const stored of page.items) {
         slot.state = fold.apply(slot.state, stored);
         slot.watermark = stored.sequence;
       }
-      if (page.nextAfter === null) break;
-      after = page.nextAfter;
     }
     this.slots.set(key, slot);
     while (this.slots.size > this.size) {

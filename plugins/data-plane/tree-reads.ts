@@ -56,19 +56,20 @@ export class TreeReads {
     const entries: Array<Record<string, unknown>> = [];
     const answer = (next: number | null) => ({ object: 'list' as const, namespace, path, data: entries, next_cursor: next === null ? null : String(next), has_more: next !== null });
     let cursor = after;
-    // Bounded work per request: a sparse match answers a cursor to continue from.
-    for (let page = 0; page < 20; page++) {
-      const { items, nextAfter } = await this.reader.listByThread(caller, dataThreadId(namespace), { after: cursor, limit: 1000 });
+    let pages = 0;
+    for await (const { items, nextAfter } of this.reader.pages(caller, dataThreadId(namespace), { after })) {
       for (const stored of items) {
         cursor = stored.sequence;
         const entry = provenanceEntry(stored, path);
         if (entry) entries.push(entry);
         if (entries.length >= limit) return answer(cursor);
       }
-      if (nextAfter === null) return answer(null);
+      if (nextAfter === null) break;
       cursor = Math.max(cursor, nextAfter);
+      // Bounded work per request: a sparse match answers a cursor to continue from.
+      if (++pages === 20) return answer(cursor);
     }
-    return answer(cursor);
+    return answer(null);
   }
 }
 

@@ -25,7 +25,8 @@
  */
 import { didSyntaxError } from '../../core/records/did-syntax.js';
 import { isRecordId } from '../../core/records/record-id.js';
-import { PAGE_MAX_LIMIT } from '../../storage/contract/record-store.js';
+import { recordPages } from '../../core/engine/record-pages.js';
+import { PAGE_MAX_LIMIT, type PageRequest, type RecordPage } from '../../storage/contract/record-store.js';
 import type { StoredRecord } from '../../storage/contract/stored-record.js';
 import type { GraphEdge, GraphNode } from './graph-answer.js';
 import type { GraphReads } from './graph-reads.js';
@@ -165,20 +166,14 @@ export class GraphView {
   }
 
   /** Records of a thread or actor page by page, remembered for this query; system threads are skipped. */
-  private async *pages(read: (page: { after: number; limit: number }) => Promise<{ items: StoredRecord[]; nextAfter: number | null }>, hint: number): AsyncGenerator<StoredRecord> {
-    let after = 0;
+  private async *pages(read: (page: PageRequest) => Promise<RecordPage>, hint: number): AsyncGenerator<StoredRecord> {
     // The first page fits what the consumer may take (+1 to see whether more exist); later ones are full.
-    let limit = Math.min(PAGE_MAX_LIMIT, Math.max(16, hint + 1));
-    for (;;) {
-      const page = await read({ after, limit });
+    for await (const page of recordPages(read, { firstLimit: Math.min(PAGE_MAX_LIMIT, Math.max(16, hint + 1)) })) {
       for (const stored of page.items) {
         if (this.reads.isSystemThread(stored.record.thread)) continue;
         this.records.set(stored.record.id, stored);
         yield stored;
       }
-      if (page.nextAfter === null) return;
-      after = page.nextAfter;
-      limit = PAGE_MAX_LIMIT;
     }
   }
 }

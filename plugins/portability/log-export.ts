@@ -5,7 +5,8 @@
  * index; anything else walks the changes feed.
  */
 import { createHash } from 'node:crypto';
-import type { RecordPage } from '../../storage/contract/record-store.js';
+import { logPages, recordPages } from '../../core/engine/record-pages.js';
+import type { PageRequest } from '../../storage/contract/record-store.js';
 import type { PortableLog } from './portability-service.js';
 import { namespaceOf, type StoredRecord } from '../../storage/contract/stored-record.js';
 import { EXPORT_FORMAT, inNamespace, type ExportHeader, type ExportScope, type ExportTrailer } from './export-format.js';
@@ -18,18 +19,15 @@ export interface ExportSource {
   readonly instance: string;
 }
 
-async function* pagesOf(store: PortableLog, scope: ExportScope, after: number): AsyncGenerator<StoredRecord[]> {
-  let cursor: number | null = after;
-  while (cursor !== null) {
-    if (scope.thread !== undefined || scope.actor !== undefined) {
-      const page: RecordPage = scope.thread !== undefined ? await store.listByThread(scope.thread, { after: cursor, limit: PAGE }) : await store.listByActor(scope.actor!, { after: cursor, limit: PAGE });
-      yield page.items;
-      cursor = page.nextAfter;
-    } else {
-      const items = await store.changesSince(cursor, PAGE);
-      yield items;
-      cursor = items.length === PAGE ? items[items.length - 1]!.sequence : null;
-    }
+/** The scope's records up to `upTo`, a page at a time: through the thread's or the actor's index when it names one. */
+async function* pagesOf(store: PortableLog, scope: ExportScope, after: number, upTo: number): AsyncGenerator<StoredRecord[]> {
+  const paging = { after, limit: PAGE, upTo };
+  const { thread, actor } = scope;
+  if (thread !== undefined || actor !== undefined) {
+    const read = (page: PageRequest) => (thread !== undefined ? store.listByThread(thread, page) : store.listByActor(actor!, page));
+    for await (const page of recordPages(read, paging)) yield page.items;
+  } else {
+    yield* logPages((from, limit) => store.changesSince(from, limit), paging);
   }
 }
 
@@ -55,15 +53,10 @@ export async function* exportLines(source: ExportSource, scope: ExportScope, sig
   yield emit(`${JSON.stringify(header)}\n`);
   let records = 0;
   let last: number | null = null;
-  for await (const page of pagesOf(source.store, scope, scope.after ?? 0)) {
+  for await (const page of pagesOf(source.store, scope, scope.after ?? 0, until)) {
     signal?.throwIfAborted();
     let chunk = '';
-    let done = false;
     for (const stored of page) {
-      if (stored.sequence > until) {
-        done = true;
-        break;
-      }
       if (scope.thread !== undefined && stored.record.thread !== scope.thread) continue;
       if (scope.actor !== undefined && stored.record.actor !== scope.actor) continue;
       if (scope.namespace !== undefined && !inNamespace(namespaceOf(stored.record), scope.namespace)) continue;
@@ -72,7 +65,6 @@ export async function* exportLines(source: ExportSource, scope: ExportScope, sig
       last = stored.sequence;
     }
     if (chunk) yield emit(chunk);
-    if (done) break;
   }
   const trailer: ExportTrailer = { object: 'loom_export_end', records, last_sequence: last, sha256: hash.digest('hex') };
   yield `${JSON.stringify(trailer)}\n`;

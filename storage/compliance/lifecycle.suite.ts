@@ -8,9 +8,8 @@ import { expect } from 'chai';
 import { parseRecordQuery } from '../contract/query/parse-query.js';
 import type { RecordStore } from '../contract/record-store.js';
 import type { StoredRecord } from '../contract/stored-record.js';
-import type { StoreHarness } from './compliance-options.js';
 import { actorDid, makePrepared, threadId } from './fixtures.js';
-import { expectRejectedWithCode, expectSameRecord, freshStorePerTest, idsOf, readAll, requireCapability, type SuiteContext } from './traits.js';
+import { expectRejectedWithCode, expectSameRecord, freshStorePerTest, idsOf, readAll, reopenStore as reopen, requireCapability, type SuiteContext } from './traits.js';
 
 const main = threadId('main');
 
@@ -29,14 +28,6 @@ async function snapshot(store: RecordStore) {
     main: idsOf((await store.listByThread(main, { limit: 1000 })).items),
     alice: idsOf((await store.listByActor(actorDid('alice'), { limit: 1000 })).items),
   };
-}
-
-async function reopen(harness: StoreHarness): Promise<RecordStore> {
-  expect(harness.reopen, 'a persistent store needs a harness with reopen()').to.be.a('function');
-  await harness.store.close();
-  const store = await harness.reopen!();
-  expect(store.status).to.equal('open');
-  return store;
 }
 
 export function lifecycleSuite(context: SuiteContext): void {

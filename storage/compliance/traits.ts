@@ -1,17 +1,23 @@
 /**
  * Shared hooks and assertions for the suites: where a store comes from (one
- * per test, or one per group), skipping a group by capability, and asserting
- * a rejection by its code. Suites call these inside their describe blocks.
+ * per test, or one per group), skipping a group by capability or by an
+ * optional method the store lacks, reopening a store, and asserting a
+ * rejection by its code. Suites call these inside their describe blocks.
  */
 import { expect } from 'chai';
 import type { RecordStore, StoreCapabilities } from '../contract/record-store.js';
 import type { PreparedRecord, StoredRecord } from '../contract/stored-record.js';
 import type { StoreComplianceOptions, StoreHarness } from './compliance-options.js';
 
+/** The contract's optional methods (shared-log services such as checkpoints, locks and slots). */
+export type OptionalStoreMethod = { [K in keyof RecordStore]-?: undefined extends RecordStore[K] ? K : never }[keyof RecordStore];
+
 export interface SuiteContext {
   readonly options: StoreComplianceOptions;
   /** The store's manifest, read from a probe store before any group runs. */
   capabilities(): StoreCapabilities;
+  /** Whether the store implements an optional method, read from the same probe store. */
+  implements(method: OptionalStoreMethod): boolean;
 }
 
 /**
@@ -23,6 +29,22 @@ export function requireCapability(context: SuiteContext, has: (capabilities: Sto
   before(function () {
     if (!has(context.capabilities())) this.skip();
   });
+}
+
+/** Skips the enclosing describe unless the store implements every one of `methods` (same ordering rule as requireCapability). */
+export function requireMethods(context: SuiteContext, ...methods: OptionalStoreMethod[]): void {
+  before(function () {
+    if (!methods.every((method) => context.implements(method))) this.skip();
+  });
+}
+
+/** Closes the harness's store and opens a new instance on the same location (persistent stores only). */
+export async function reopenStore(harness: StoreHarness): Promise<RecordStore> {
+  expect(harness.reopen, 'a persistent store needs a harness with reopen()').to.be.a('function');
+  await harness.store.close();
+  const store = await harness.reopen!();
+  expect(store.status).to.equal('open');
+  return store;
 }
 
 /** A fresh harness for every test of the enclosing describe. */

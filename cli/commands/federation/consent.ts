@@ -10,7 +10,7 @@ import { defineCommand, subcommand, type OptionValues } from '../../../command/d
 import type { ConsentGrant } from '../../../sdk/index.js';
 import { TH_CONSENT } from '../../../core/records/reserved-threads.js';
 import { CliError } from '../../../command/cli-error.js';
-import { emitRecord, nextClock } from '../ledger/emit-record.js';
+import { emitAtNextClock } from '../ledger/emit-record.js';
 import { call, clientContext, CLIENT_OPTIONS, defaultActor, parseListOption, print, type ClientContext } from '../../kit/context.js';
 import { didArgument, integerOption, shortId } from '../../kit/options.js';
 import { textTable } from '../../kit/text-table.js';
@@ -66,8 +66,7 @@ function expiresAt(values: Values): string | undefined {
 
 /** Writes one LEARN record on th_consent as the actor, at its next clock. */
 async function writeConsent(ctx: ClientContext, actor: string, body: Record<string, unknown>) {
-  const clock = await nextClock(ctx, TH_CONSENT, actor);
-  return emitRecord(ctx, { thread: TH_CONSENT, actor, act: 'LEARN', body, clock, data_type: 'SCALAR', parents: [], judged_by: null });
+  return emitAtNextClock(ctx, { thread: TH_CONSENT, actor, act: 'LEARN', body, data_type: 'SCALAR', parents: [], judged_by: null });
 }
 
 function grantRows(grants: readonly ConsentGrant[]): string {

@@ -2,7 +2,7 @@
 import { CliError } from '../../../command/cli-error.js';
 import { defineCommand } from '../../../command/define-command.js';
 import { clientContext, CLIENT_OPTIONS, defaultActor, parseJsonOption, print } from '../../kit/context.js';
-import { emitRecord, nextClock } from './emit-record.js';
+import { emitAtNextClock, emitRecord } from './emit-record.js';
 
 export const EMIT_USAGE = `loom emit --thread <th_…> [--actor <did>] [--act KNOW] [--body '{…}'] [--clock N] [--data-type SCALAR]
           [--parents id,id] [--judged-by <id>] [--url …] [--token …] [--json]
@@ -30,24 +30,18 @@ export const emit = defineCommand({
     const ctx = clientContext(values);
     const actor = values.actor ?? defaultActor();
     const body = parseJsonOption('body', values.body) ?? {};
-    let clock: number;
-    if (values.clock !== undefined) {
-      clock = Number(values.clock);
-      if (!Number.isSafeInteger(clock) || clock < 0) throw new CliError('--clock must be a non-negative integer');
-    } else {
-      clock = await nextClock(ctx, values.thread, actor);
-    }
-    const record = {
+    const clock = values.clock === undefined ? undefined : Number(values.clock);
+    if (clock !== undefined && (!Number.isSafeInteger(clock) || clock < 0)) throw new CliError('--clock must be a non-negative integer');
+    const draft = {
       thread: values.thread,
       actor,
       act: values.act,
       body,
-      clock,
       data_type: values['data-type'],
       parents: values.parents ? values.parents.split(',').map((p) => p.trim()).filter(Boolean).sort() : [],
       judged_by: values['judged-by'] ?? null,
     };
-    const { record: stored, created } = await emitRecord(ctx, record);
-    print(ctx, stored, () => `${created ? 'stored' : 'already stored'} ${stored.id} (${record.act} by ${actor}, clock ${clock}) on ${record.thread}\n`);
+    const { record: stored, created } = clock === undefined ? await emitAtNextClock(ctx, draft) : await emitRecord(ctx, { ...draft, clock });
+    print(ctx, stored, () => `${created ? 'stored' : 'already stored'} ${stored.id} (${draft.act} by ${actor}, clock ${stored.clock}) on ${draft.thread}\n`);
   },
 });

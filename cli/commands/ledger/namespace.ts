@@ -7,7 +7,7 @@ import { TH_NAMESPACE_REGISTRY } from '../../../core/records/reserved-threads.js
 import { CliError } from '../../../command/cli-error.js';
 import { defineCommand, subcommand, type OptionValues } from '../../../command/define-command.js';
 import { call, clientContext, CLIENT_OPTIONS, defaultActor, print } from '../../kit/context.js';
-import { emitRecord, nextClock } from './emit-record.js';
+import { emitAtNextClock } from './emit-record.js';
 
 export const NAMESPACE_USAGE = `loom namespace create <namespace> [--description …] [--actor <did>] [--url …] [--json]
 loom namespace archive <namespace> [--actor <did>] [--url …] [--json]
@@ -36,8 +36,7 @@ async function change(sub: 'create' | 'archive', values: OptionValues<typeof OPT
   }
   const body: Record<string, unknown> = { namespace_id: id, state: wanted };
   if (values.description) body['description'] = values.description;
-  const clock = await nextClock(ctx, TH_NAMESPACE_REGISTRY, actor);
-  const { record } = await emitRecord(ctx, { thread: TH_NAMESPACE_REGISTRY, actor, act: 'LEARN', body, clock, data_type: 'SCALAR', parents: [], judged_by: null });
+  const { record } = await emitAtNextClock(ctx, { thread: TH_NAMESPACE_REGISTRY, actor, act: 'LEARN', body, data_type: 'SCALAR', parents: [], judged_by: null });
   print(ctx, { namespace: id, state: wanted, changed: true, record }, () => `namespace ${id} ${sub === 'create' ? (current === 'archived' ? 're-activated' : 'created') : 'archived'} (record ${record.id})\n`);
 }
 
