@@ -24,6 +24,7 @@ import { CredentialService, CredentialServiceToken } from './credential-service.
 import { credentialsFold, type CredentialsState } from './credentials-fold.js';
 import { authGates } from './ingest-gates.js';
 import { grantFold } from './grant-fold.js';
+import { delegationPolicy, DelegationPolicyToken } from './delegation-policy.js';
 import { GrantService, GrantServiceToken } from './grant-service.js';
 import { MembershipService, MembershipServiceToken } from './membership-service.js';
 import { SelfService, SelfServiceToken } from './self-service.js';
@@ -62,6 +63,7 @@ export { AuthOptions, AuthOptionsToken } from './config.js';
 export { AUTH_THREAD } from './auth-thread.js';
 export { authRequiredTopic, authCorsOriginsTopic, grantLifetimeTopic, passkeyRpTopic } from './topics.js';
 export { GrantServiceToken } from './grant-service.js';
+export { DelegationPolicyToken, type DelegationPolicy } from './delegation-policy.js';
 export { MembershipServiceToken } from './membership-service.js';
 export { SelfServiceToken } from './self-service.js';
 export { RecredentialDoorToken } from './recredential-door.js';
@@ -138,6 +140,7 @@ export const authPlugin = definePlugin({
     scope.expose(CorsPolicy, authCorsPolicy(authenticator, config));
     // Rule 8 (spec §5.4): whoever judges work resolves both sides through their grant chains.
     scope.expose(PrincipalResolver, { principalOf: (did) => credentials.state().grants.principalOf(did, Date.now()) });
+    scope.expose(DelegationPolicyToken, delegationPolicy(() => credentials.state().grants, Date.now));
     scope.describe('health', 'proof_kinds_accepted', () => self.proofKindsAccepted());
     scope.describe('manifest', 'conventions.identity_path', () => '/v1/identity');
     scope.describe('health', 'passkey_rp', () => {

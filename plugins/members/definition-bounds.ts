@@ -27,6 +27,8 @@ export interface BoundsDeps {
   readonly tools: ToolRegistry;
   readonly models: ModelCatalog;
   readonly config: Config;
+  /** Why the caller may not delegate to a member (its grant is out of force or max_depth 0), or null; absent without the auth plugin. */
+  readonly delegationRefusal?: (caller: Caller) => string | null;
   /** The namespace a thread's records are in (undefined: an empty thread). */
   readonly threadNamespace: (thread: string) => Promise<string | undefined>;
 }
@@ -38,6 +40,9 @@ export function isBounded(caller: Caller): boolean {
 
 export async function checkDefinition(caller: Caller, member: string, fields: DefinitionFields, deps: BoundsDeps): Promise<void> {
   const loop = fields.work_loop;
+  // A member acts under its definer's authority: a grant that cannot be delegated further cannot define one.
+  const refusal = deps.delegationRefusal?.(caller) ?? null;
+  if (refusal !== null) throw new LoomError('GRANT_REFUSED', `${refusal}: a member acts under its definer's grant, so none can be put in force from this credential`);
   for (const thread of loop.reads) if (!isThreadId(thread)) throw new LoomError('INVALID_BODY', `work_loop.reads: ${JSON.stringify(thread)} is not a thread id`);
   if (loop.system_prompt_ref !== null) await checkPrompt(caller, loop.system_prompt_ref, deps.reader);
   if (loop.model !== null && !deps.models.get(loop.model)) throw new LoomError('MODEL_UNKNOWN', `model ${loop.model} is not in this instance's priced catalog (GET /v1/self/workspace lists models[])`);

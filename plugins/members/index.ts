@@ -16,6 +16,7 @@ import { RecordWriterToken } from '../../core/engine/record-writer.js';
 import { definePlugin } from '../../core/plugin/plugin.js';
 import { ServerInfo } from '../../core/server/server-info.js';
 import { TrustServiceToken, type TrustService } from '../trust/index.js';
+import { DelegationPolicyToken, type DelegationPolicy } from '../auth/index.js';
 import { memberRegistryFold } from './member-registry-fold.js';
 import { MemberService, MemberServiceToken } from './member-service.js';
 import { MemberTrustToken, type MemberTrust } from './member-trust.js';
@@ -67,7 +68,7 @@ export const membersPlugin = definePlugin({
   tags: { members: 'Member actors: definitions with versions, the roster, and the models they run on.' },
   version: '1.0.0',
   dependencies: ['ledger'],
-  optionalDependencies: ['trust'],
+  optionalDependencies: ['trust', 'auth'],
   register(scope) {
     const tools = new ToolRegistry();
     scope.expose(ToolRegistryToken, tools);
@@ -78,6 +79,7 @@ export const membersPlugin = definePlugin({
     bindValue(scope.container, ModelCatalogToken, models);
     const registry = scope.fold(memberRegistryFold);
     const ingestor = resolve(scope.container, IngestorToken);
+    let delegation: DelegationPolicy | null | undefined;
     const members = new MemberService({
       reader: resolve(scope.container, RecordReaderToken),
       writer: resolve(scope.container, RecordWriterToken),
@@ -88,6 +90,11 @@ export const membersPlugin = definePlugin({
       models,
       config,
       threadNamespace: (thread) => ingestor.threadNamespace(thread),
+      delegationRefusal: (caller) => {
+        // Looked up on first use: the auth plugin is optional and registers its policy in its own register().
+        if (delegation === undefined) delegation = scope.container.isRegistered(DelegationPolicyToken, true) ? resolve(scope.container, DelegationPolicyToken) : null;
+        return delegation ? delegation.refusal(caller) : null;
+      },
     });
     scope.expose(MemberServiceToken, members);
     scope.ingestGate(registryGate);
@@ -111,6 +118,11 @@ export const membersPlugin = definePlugin({
       models,
       config,
       threadNamespace: (thread) => ingestor.threadNamespace(thread),
+      delegationRefusal: (caller) => {
+        // Looked up on first use: the auth plugin is optional and registers its policy in its own register().
+        if (delegation === undefined) delegation = scope.container.isRegistered(DelegationPolicyToken, true) ? resolve(scope.container, DelegationPolicyToken) : null;
+        return delegation ? delegation.refusal(caller) : null;
+      },
       members,
       blueprints: scope.fold(blueprintRegistryFold),
       instanceDid: resolve(scope.container, ServerInfo).instanceDid,

@@ -90,6 +90,13 @@ for (const storage of ['sqlite', 'level'] as const) {
       await refused(403, 'TOOL_NOT_IN_REACH', define(grained, { label: 'x', work_loop: { tools: [TOOL_WRITE] } }));
       const ok = await call('POST', '/v1/actors/define', grained, { label: 'x', work_loop: { reads: [thread] } });
       expect(ok.status, ok.text).to.equal(201);
+      // A credential whose grant allows no further delegation defines no member (it would act under that grant).
+      const delegate = (depth: number, aud: string) => request(server.url, 'POST', '/v1/grants', { headers: bearer(admin), json: { with_token: true, aud, scopes: ['records:read', 'records:write'], caveats: { max_depth: depth } } });
+      const leaf = await delegate(0, 'did:sync:agent:leaf');
+      expect(leaf.status, leaf.text).to.equal(201);
+      await refused(422, 'GRANT_REFUSED', () => request(server.url, 'POST', '/v1/actors/define', { headers: bearer(leaf.json.token), json: { label: 'x' } }));
+      const branch = await delegate(1, 'did:sync:agent:branch');
+      expect((await request(server.url, 'POST', '/v1/actors/define', { headers: bearer(branch.json.token), json: { label: 'x' } })).status).to.equal(201);
       // An operator is not held to the reach bounds (runs are clamped by tier at start).
       const operator = await call('POST', '/v1/actors/define', admin, { label: 'wide', work_loop: { tools: [TOOL_ADMIN], daily_cost_cap_usd: 500 }, write_admit: ['admin'] });
       expect(operator.status, operator.text).to.equal(201);

@@ -32,7 +32,7 @@ export const defineActor = defineRoute({
       schema: Type.Object({ actor_did: Type.String(), definition: Type.String(), created: Type.Boolean({ description: 'false: an existing member got a new version.' }) }, { $id: 'DefinedActor' }),
     },
   },
-  errors: ['INVALID_BODY', 'MISSING_FIELD', 'DEFINE_FIELD_INERT', 'WORK_PROMPT_UNRESOLVED', 'READS_NOT_COVERED', 'DAILY_CAP_TOO_WIDE', 'TOOL_NOT_IN_REACH', 'WRITE_KIND_NOT_ADMITTED', 'MODEL_UNKNOWN', 'TOOL_NOT_DECLARED'],
+  errors: ['INVALID_BODY', 'MISSING_FIELD', 'DEFINE_FIELD_INERT', 'WORK_PROMPT_UNRESOLVED', 'GRANT_REFUSED', 'READS_NOT_COVERED', 'DAILY_CAP_TOO_WIDE', 'TOOL_NOT_IN_REACH', 'WRITE_KIND_NOT_ADMITTED', 'MODEL_UNKNOWN', 'TOOL_NOT_DECLARED'],
   inject: { members: MemberServiceToken },
   handler: async ({ body, caller }, { members }) => {
     const raw = (body ?? {}) as Record<string, unknown>;

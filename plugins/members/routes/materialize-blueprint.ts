@@ -60,7 +60,7 @@ export const materializeBlueprint = defineRoute({
     'MISSING_FIELD',
     'NOT_FOUND',
     'BLUEPRINT_UNSIGNED',
-    'WORK_PROMPT_UNRESOLVED',
+    'WORK_PROMPT_UNRESOLVED', 'GRANT_REFUSED',
     'MODEL_UNKNOWN',
     'TOOL_NOT_DECLARED',
     'TOOL_NOT_IN_REACH',

@@ -38,7 +38,7 @@ export const patchActorDefinition = defineRoute({
       schema: Type.Intersect([MemberRowSchema, Type.Object({ prompt_record_id_written: Type.Optional(Type.String({ description: 'The prompt record written, when the words changed.' })) })], { $id: 'PatchedMember' }),
     },
   },
-  errors: ['INVALID_BODY', 'OWNER_ONLY', 'ACTOR_UNKNOWN', 'ACTOR_RETIRED', 'ASSISTANT_WOULD_GO_MUTE', 'MODEL_UNKNOWN', 'TOOL_NOT_DECLARED', 'TOOL_NOT_IN_REACH', 'NOTHING_TO_CHANGE'],
+  errors: ['INVALID_BODY', 'OWNER_ONLY', 'ACTOR_UNKNOWN', 'ACTOR_RETIRED', 'ASSISTANT_WOULD_GO_MUTE', 'MODEL_UNKNOWN', 'TOOL_NOT_DECLARED', 'TOOL_NOT_IN_REACH', 'GRANT_REFUSED', 'NOTHING_TO_CHANGE'],
   inject: { members: MemberServiceToken },
   handler: async ({ params, body, caller }, { members }) => {
     if (!body || Object.keys(body).length === 0) throw new LoomError('NOTHING_TO_CHANGE', 'the patch is empty; nothing written');
