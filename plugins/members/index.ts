@@ -31,6 +31,7 @@ import { retireActor } from './routes/retire-actor.js';
 import { revertActorDefinition } from './routes/revert-actor-definition.js';
 import { actorTierTopic } from './tiers.js';
 import { ToolRegistry, ToolRegistryToken } from './tool-registry.js';
+import { registerMemory } from './memory/register-memory.js';
 
 export { ToolRegistryToken, type ToolRegistry, type ToolDescriptor } from './tool-registry.js';
 export { MemberServiceToken, type MemberService } from './member-service.js';
@@ -40,6 +41,10 @@ export { TIER_CAPS, actorTierTopic, tierOf, type Tier, type TierCaps } from './t
 export { memberDid } from './member-did.js';
 export { KIND_DEFINITION, KIND_PROMPT, type DefinitionBody, type DefinitionFields } from './definition.js';
 export { MEMBER_REGISTRY_FOLD, type MemberEntry, type MemberRegistryState } from './member-registry-fold.js';
+export { MEMORY_ROUTES } from './memory/register-memory.js';
+export { KIND_MEMORY, MEMORY_TYPES, type MemoryType } from './memory/memory.js';
+export { MEMBER_MEMORY_FOLD } from './memory/memory-fold.js';
+export { BUNDLE_VERSION, type MemberBundle } from './memory/bundle.js';
 
 export const MEMBERS_ROUTES = [defineActor, patchActorDefinition, listActorHistory, revertActorDefinition, retireActor, getActorRoster, getSelfWorkspace] as const;
 
@@ -48,7 +53,7 @@ export const membersPlugin = definePlugin({
   tags: { members: 'Member actors: definitions with versions, the roster, and the models they run on.' },
   version: '1.0.0',
   dependencies: ['ledger'],
-  optionalDependencies: ['trust'],
+  optionalDependencies: ['trust', 'search'],
   register(scope) {
     const tools = new ToolRegistry();
     scope.expose(ToolRegistryToken, tools);
@@ -86,5 +91,7 @@ export const membersPlugin = definePlugin({
     scope.capability('members.define', true);
     scope.capability('members.history', true);
     scope.capability('members.roster', true);
+    // ---- memory and export / import (plugins/members/memory/) ----
+    registerMemory(scope, members);
   },
 });
