@@ -3,7 +3,8 @@
  * members plugin from its own folder: the member_memory fold, the gate
  * keeping memory records to these doors, the two services and five routes.
  * The search and trust plugins are optional: looked up on first use (every
- * plugin has registered by then).
+ * plugin has registered by then), so search need not be ordered before
+ * members (declaring it would reorder the plugins, hence the OpenAPI paths).
  */
 import { resolve, bindValue } from '../../../core/di/token.js';
 import { ClockToken } from '../../../core/engine/clock.js';
