@@ -34,7 +34,14 @@ export const memoryThread = (member: string): string => memberThreadId(member, '
 /** The member's thread for trust imported into it. */
 export const trustThread = (member: string): string => memberThreadId(member, 'trust');
 
-export const MemoryTypeSchema = Type.Union(MEMORY_TYPES.map((type) => Type.Literal(type)));
+export const MemoryTypeSchema = Type.Union([
+  Type.Literal('user'),
+  Type.Literal('feedback'),
+  Type.Literal('project'),
+  Type.Literal('reference'),
+  Type.Literal('skill'),
+  Type.Literal('insight'),
+]);
 
 /** The fields of a memory as POST takes them and a bundle carries them. */
 export const MemoryInputSchema = Type.Object(
