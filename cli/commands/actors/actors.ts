@@ -9,6 +9,8 @@ import { call, clientContext, CLIENT_OPTIONS, print } from '../../kit/context.js
 import { didArgument, integerOption } from '../../kit/options.js';
 import { textTable } from '../../kit/text-table.js';
 import type { ActorDetail, ActorList } from '../../../sdk/index.js';
+// Member bundles (export / import): their own block, actor-bundle.ts.
+import { ACTOR_BUNDLE_USAGE, actorBundleSubcommands } from './actor-bundle.js';
 
 export const ACTORS_USAGE = `loom actors [list] [--kind user|agent|system|key|web] [--limit N] [--after <cursor>]
             [--url …] [--token …] [--json]
@@ -57,7 +59,7 @@ export function actorText(a: ActorDetail): string {
 export const actors = defineCommand({
   name: 'actors',
   summary: 'the actor registry',
-  usage: ACTORS_USAGE,
+  usage: `${ACTORS_USAGE}\n${ACTOR_BUNDLE_USAGE}`,
   json: true,
   // `loom actors` alone, or with options only, lists.
   defaultSubcommand: 'list',
@@ -95,5 +97,6 @@ export const actors = defineCommand({
         print(ctx, data, () => actorText(data));
       },
     }),
+    ...actorBundleSubcommands,
   },
 });
