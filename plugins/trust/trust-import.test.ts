@@ -199,9 +199,10 @@ describe('trust import', () => {
     const record = log.add(INSTANCE, 'LEARN', importBody([shown('code', 1, 0)]), { thread: THREAD });
     const check = (context: Record<string, unknown>) => () => trustImportGate.check({ record, namespace: 'default', context: { caller: SYSTEM, via: 'api', ...context } as never });
 
-    it('refuses an import record from a client or a peer, and admits a plugin’s door and a replay', () => {
+    it('refuses an import record from a client, and admits a plugin’s door, a replay and a federation peer', () => {
       expect(check({})).to.throw().with.property('code', 'FORBIDDEN');
-      expect(check({ via: 'federation' })).to.throw().with.property('code', 'FORBIDDEN');
+      expect(check({ via: 'engine' })).to.throw().with.property('code', 'FORBIDDEN');
+      expect(check({ via: 'federation' })).not.to.throw();
       expect(check({ via: 'engine', plugin: 'members' })).not.to.throw();
       expect(check({ via: 'replay' })).not.to.throw();
       const other = log.add(INSTANCE, 'LEARN', { kind: 'something.else' }, { thread: THREAD });
