@@ -32,7 +32,8 @@
  *   counted.
  * - Import: a `core.trust.imported.v1` record (trust-import.ts) replaces
  *   the member's previous import with its discounted evidence, in rows of
- *   their own; only a plugin's door writes one (import-gate.ts).
+ *   their own judged by the importer; only a plugin's door (or a peer's)
+ *   writes one (import-gate.ts).
  * - Weight: 2^(−age/90 days), age from the verdict's receipt time
  *   (`createdAt`) to the reading time (decay.ts); the score is the Wilson
  *   lower bound (95%) of the weighted counts, 0 without evidence.

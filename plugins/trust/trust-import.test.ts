@@ -3,7 +3,7 @@
  * (property tests over random figures and discounts), imports land in rows
  * of their own judged by the importing instance, a member's latest import
  * replaces the previous one, they decay like verdicts, survive a
- * checkpoint, and only a plugin's door may write them.
+ * checkpoint, and only a plugin's door (or a peer) may write them.
  */
 import { expect } from 'chai';
 import fc from 'fast-check';
@@ -21,6 +21,7 @@ import { wilsonLowerBound } from './wilson.js';
 const MEMBER = did('reviewer-0123456789abcdef');
 const INSTANCE = 'did:sync:system:loom-receiver';
 const JUDGE = did('judge');
+const IMPORTER = did('owner');
 const THREAD = 'th_' + 'd'.repeat(64);
 
 const round4 = (value: number) => Math.round(value * 10_000) / 10_000;
@@ -109,14 +110,14 @@ describe('trust import', () => {
   });
 
   describe('in the trust fold', () => {
-    it('lands in an imported row judged by the importing instance, discounted, never above the source', () => {
+    it('lands in an imported row judged by the importer, discounted, never above the source', () => {
       const log = new TrustLog();
       const source = [shown('code', 40, 10, 0.8), shown('docs', 5, 0)];
       const record = log.add(INSTANCE, 'LEARN', importBody(source), { thread: THREAD });
       const value = read(log);
       expect(value.rows).to.have.length(2);
       const code = value.rows.find((r) => r.domain === 'code')!;
-      expect(code).to.deep.include({ actor: MEMBER, judged_by: INSTANCE, successes: 40, failures: 10, total: 50, last_verdict: record.id });
+      expect(code).to.deep.include({ actor: MEMBER, judged_by: IMPORTER, successes: 40, failures: 10, total: 50, last_verdict: record.id });
       expect(code.weighted_total).to.equal(round4(source[0]!.weighted_total * 0.5));
       expect(code.score).to.be.below(source[0]!.score);
       expect(value.rows.find((r) => r.domain === 'docs')!.score).to.be.below(source[1]!.score);
@@ -163,9 +164,10 @@ describe('trust import', () => {
       expect(later.score).to.be.below(fresh.score);
     });
 
-    it('ignores an import for the importer itself, one with a discount outside [0, 1], and incoherent domains', () => {
+    it('ignores an import the member judges or writes itself, one with a discount outside [0, 1], and incoherent domains', () => {
       const log = new TrustLog();
       log.add(INSTANCE, 'LEARN', importBody([shown('code', 10, 0)], 0.5, INSTANCE), { thread: THREAD });
+      log.add(INSTANCE, 'LEARN', importBody([shown('code', 10, 0)], 0.5, IMPORTER), { thread: THREAD });
       log.add(INSTANCE, 'LEARN', importBody([shown('code', 10, 0)], 1.5), { thread: THREAD });
       log.add(INSTANCE, 'LEARN', importBody([{ ...shown('code', 1, 0), weighted_total: 50 }]), { thread: THREAD });
       expect(read(log).rows).to.deep.equal([]);
@@ -190,7 +192,7 @@ describe('trust import', () => {
       }
       expect(fold.value(resumed)).to.deep.equal(fold.value(live));
       expect(trustCheckpoint.save(resumed)).to.deep.equal(trustCheckpoint.save(live));
-      expect(fold.value(live).rows.filter((r) => r.judged_by === INSTANCE).map((r) => r.domain)).to.deep.equal(['code']);
+      expect(fold.value(live).rows.filter((r) => r.judged_by === IMPORTER).map((r) => r.domain)).to.deep.equal(['code']);
     });
   });
 

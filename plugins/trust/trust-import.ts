@@ -4,8 +4,8 @@
  * another instance showed it (per domain: the verdicts counted, their
  * weights decayed to the export time, and the score) and the discount the
  * importer chose. The fold turns each domain into one entry of an
- * `imported` row (worker: the member; judge: the record's actor, the
- * instance whose import door admitted it), weighing
+ * `imported` row (worker: the member; judge: `body.by`, who imported it,
+ * else the record's actor), weighing
  *
  *   weighted_successes × discount  out of  weighted_total × discount,
  *
@@ -23,6 +23,14 @@
  * score is at least IMPORT_MARGIN below both the score the source showed
  * and the score its own figures give: the guarantee does not depend on the
  * figures agreeing.
+ *
+ * The importer is the judge because the importer vouches for the bundle:
+ * its digest detects damage, not forgery, so imported trust is exactly as
+ * good as whoever brought it, as a verdict is as good as its judge. An
+ * owner importing into its own member adds nothing it could not do by
+ * judging the member's claims itself, and readers see who it was
+ * (`judged_by`); the read-time rule leaving out a judge of the worker's own
+ * principal applies as to verdicts.
  *
  * A member's imports do not add up: each import replaces the member's
  * previous one whole (so importing one bundle twice counts it once).
@@ -64,7 +72,7 @@ export interface TrustImportBody {
   domains: SourceEvidence[];
   /** Where it came from (provenance only: the fold does not read it). */
   source: { instance: string | null; member: string; digest: string; as_of: string };
-  /** Who imported it. */
+  /** Who imported it: the judge of the imported rows. */
   by: string;
 }
 
@@ -123,14 +131,17 @@ export function discountedEvidence(source: SourceEvidence, discount: number): Im
 /**
  * Folds an import record: the member's previous import is withdrawn whole,
  * then each coherent domain with weight becomes one entry of an imported
- * row. An import for the importing instance itself is no evidence.
+ * row judged by the importer. An import whose judge or writer is the
+ * member itself is no evidence (self-judgment).
  */
 export function applyImport(state: TrustState, record: LoomRecord, at: number): void {
   const body = record.body as Record<string, unknown>;
   const worker = body['worker'];
   const discount = body['discount'];
   const domains = body['domains'];
-  if (!isValidDid(worker) || worker === record.actor || typeof discount !== 'number' || !(discount >= 0 && discount <= 1) || !Array.isArray(domains)) return;
+  const by = body['by'];
+  const judge = isValidDid(by) ? by : record.actor;
+  if (!isValidDid(worker) || worker === judge || worker === record.actor || typeof discount !== 'number' || !(discount >= 0 && discount <= 1) || !Array.isArray(domains)) return;
   state.stats.imports++;
   const previous = state.imports.get(worker);
   if (previous) for (const entry of previous) setOutcome(state, entry, CANCELLED, at);
@@ -143,7 +154,7 @@ export function applyImport(state: TrustState, record: LoomRecord, at: number): 
     seen.add(source.domain);
     const evidence = discountedEvidence(source, discount);
     if (!(evidence.weightedTotal > 0)) continue;
-    const entry = new VerdictEntry(record.id, rowFor(state, worker, source.domain, record.actor, true), intern(state, record.actor), at, CANCELLED, at);
+    const entry = new VerdictEntry(record.id, rowFor(state, worker, source.domain, judge, true), intern(state, record.actor), at, CANCELLED, at);
     entry.imported = { successes: evidence.successes, failures: evidence.failures, weightedSuccesses: evidence.weightedSuccesses, weightedTotal: evidence.weightedTotal };
     setOutcome(state, entry, SUCCESS, at);
     entries.push(entry);

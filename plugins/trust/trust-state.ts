@@ -52,7 +52,7 @@ export class TrustRow {
     readonly actor: string,
     readonly domain: string,
     readonly judge: string,
-    /** Evidence brought by imports (judge: the instance that admitted them), not verdicts judged here. */
+    /** Evidence brought by imports (judge: who imported it), not verdicts judged here. */
     readonly imported = false,
   ) {}
 

@@ -233,7 +233,7 @@ for (const storage of ['sqlite', 'level'] as const) {
       expect(summary.imported_weighted_total).to.be.closeTo(bundle.trust_profile.domains[0].weighted_total / 2, 1e-4);
       const trust = await call('GET', `/v1/trust?actor=${encodeURIComponent(target)}`, admin);
       const [row] = trust.json.data;
-      expect(row).to.include({ actor: target, domain: 'code', judged_by: bundle.trust_profile.instance, successes: 6, failures: 1 });
+      expect(row).to.include({ actor: target, domain: 'code', judged_by: stranger.did, successes: 6, failures: 1 });
       expect(row.score).to.be.at.most(bundle.trust_profile.domains[0].score);
       // Imported trust is not passed on: the target's own export shows none.
       expect((await call('GET', `/v1/actors/${target}/export`, stranger)).json.trust_profile.domains).to.deep.equal([]);

@@ -22,7 +22,7 @@ export const TrustScoreSchema = Type.Object(
     object: Type.Literal('trust_score'),
     actor: Type.String({ description: 'The worker: the actor of the judged completion claim (or the task’s latest claimant or assignee).' }),
     domain: Type.String({ description: 'The verdict’s body.domain, else the task INTEND’s, else general.' }),
-    judged_by: Type.Union([Did, Type.Null()], { description: 'The judge (body.judged_by_did, else the verdict’s actor; for imported trust, the instance whose import door admitted it); null when the row aggregates every judge (group=actor_domain).' }),
+    judged_by: Type.Union([Did, Type.Null()], { description: 'The judge (body.judged_by_did, else the verdict’s actor; for imported trust, who imported it); null when the row aggregates every judge (group=actor_domain).' }),
     ...figures,
   },
   { $id: 'TrustScore' },
