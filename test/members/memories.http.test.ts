@@ -99,6 +99,9 @@ for (const storage of ['sqlite', 'level'] as const) {
       expect(cancellation.json.parents).to.deep.equal([newer.record]);
       expect(await names()).to.deep.equal([]);
       await refused(404, 'MEMORY_NOT_FOUND', () => call('DELETE', `${memories(member)}/deploy-days`, owner));
+      // A name is one path segment, percent-encoded like any other.
+      await add(member, { name: 'odd name?%', memory_type: 'user', description: 'x' });
+      expect((await call('DELETE', `${memories(member)}/${encodeURIComponent('odd name?%')}`, owner)).json).to.include({ name: 'odd name?%', status: 'cancelled' });
     });
 
     it('filters by type and domain exactly, pages with limit (clamped to 100), and searches words, tags and fresh memories', async () => {
