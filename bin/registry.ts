@@ -32,6 +32,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: 'fold', load: async () => (await import('../cli/commands/folds/fold.js')).fold },
   { name: 'trust', load: async () => (await import('../cli/commands/trust/trust.js')).trust },
   { name: 'actors', load: async () => (await import('../cli/commands/actors/actors.js')).actors },
+  { name: 'memories', load: async () => (await import('../cli/commands/members/memories.js')).memories },
   { name: 'graph', load: async () => (await import('../cli/commands/graph/graph.js')).graph },
   { name: 'data', load: async () => (await import('../cli/commands/data-plane/data.js')).data },
   { name: 'search', load: async () => (await import('../cli/commands/search/search.js')).search },

@@ -26,7 +26,7 @@ export type { Options } from './gen/sdk.gen.js';
 
 export { canonicalJson } from '../core/records/canonical-json.js';
 export { computeRecordId, hashedCanonicalJson, isRecordId } from '../core/records/record-id.js';
-export { dispatchThreadId, isThreadId, newThreadNonce, taskThreadId } from '../core/records/thread-id.js';
+export { dispatchThreadId, isThreadId, memberThreadId, newThreadNonce, taskThreadId } from '../core/records/thread-id.js';
 export {
   isReservedThread,
   RESERVED_THREADS,

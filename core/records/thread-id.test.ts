@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { nodeSha256Hex } from '../engine/native-hash.js';
 import { canonicalJson } from './canonical-json.js';
 import { RESERVED_THREADS } from './reserved-threads.js';
-import { dispatchThreadId, isDerivedThreadId, isThreadId, newThreadNonce, taskThreadId, THREAD_ID_PATTERN } from './thread-id.js';
+import { dispatchThreadId, isDerivedThreadId, isThreadId, memberThreadId, newThreadNonce, taskThreadId, THREAD_ID_PATTERN } from './thread-id.js';
 
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 const PARENT = 'th_' + '5e'.repeat(32);
@@ -65,6 +65,22 @@ describe('thread ids', () => {
 
     it('is accepted by isThreadId', () => {
       expect(isThreadId(taskThreadId('a', 'b'))).to.equal(true);
+    });
+  });
+
+  describe('memberThreadId', () => {
+    const MEMBER = 'did:sync:agent:reviewer-0123456789abcdef';
+
+    it("equals 'th_' + sha256(canonicalJson(['member', did, facet])), natively hashed alike", () => {
+      expect(memberThreadId(MEMBER, 'memory')).to.equal('th_' + sha256(`["member","${MEMBER}","memory"]`));
+      expect(memberThreadId(MEMBER, 'memory', nodeSha256Hex)).to.equal(memberThreadId(MEMBER, 'memory'));
+    });
+
+    it('differs by member and by facet, and refuses empty parts', () => {
+      expect(memberThreadId(MEMBER, 'memory')).not.to.equal(memberThreadId(MEMBER, 'trust'));
+      expect(memberThreadId(MEMBER, 'memory')).not.to.equal(memberThreadId(MEMBER + '0', 'memory'));
+      expect(() => memberThreadId('', 'memory')).to.throw(TypeError);
+      expect(() => memberThreadId(MEMBER, '')).to.throw(TypeError);
     });
   });
 

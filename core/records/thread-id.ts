@@ -38,6 +38,17 @@ export function dispatchThreadId(parentThread: string, targetActor: string, disp
   return 'th_' + sha256Hex(canonicalJson(['dispatch', parentThread, targetActor, at.toISOString()]));
 }
 
+/**
+ * A member actor's own thread for one facet of it (`memory`: its memories;
+ * `trust`: trust imported for it): from the member's DID and the facet, so
+ * every instance and client derives the same thread for the same member.
+ */
+export function memberThreadId(memberDid: string, facet: string, sha256Hex: Sha256Hex = nobleSha256Hex): string {
+  if (typeof memberDid !== 'string' || memberDid.length === 0) throw new TypeError('memberDid must be a non-empty string');
+  if (typeof facet !== 'string' || facet.length === 0) throw new TypeError('facet must be a non-empty string');
+  return 'th_' + sha256Hex(canonicalJson(['member', memberDid, facet]));
+}
+
 /** A fresh random nonce (128 bits, hex) for task threads; works in Node and browsers. */
 export function newThreadNonce(): string {
   const bytes = new Uint8Array(16);

@@ -40,6 +40,7 @@ import { blueprintRegistryFold } from './blueprints/blueprint-registry-fold.js';
 import { blueprintSignersTopic, blueprintsAllowUnsignedTopic } from './blueprints/blueprint-trust.js';
 import { materializeBlueprint } from './routes/materialize-blueprint.js';
 // ---- end Blueprints ----
+import { registerMemory } from './memory/register-memory.js';
 
 export { ToolRegistryToken, type ToolRegistry, type ToolDescriptor } from './tool-registry.js';
 export { MemberServiceToken, type MemberService } from './member-service.js';
@@ -49,6 +50,10 @@ export { TIER_CAPS, actorTierTopic, tierOf, type Tier, type TierCaps } from './t
 export { memberDid } from './member-did.js';
 export { KIND_DEFINITION, KIND_PROMPT, type DefinitionBody, type DefinitionFields } from './definition.js';
 export { MEMBER_REGISTRY_FOLD, type MemberEntry, type MemberRegistryState } from './member-registry-fold.js';
+export { MEMORY_ROUTES } from './memory/register-memory.js';
+export { KIND_MEMORY, MEMORY_TYPES, type MemoryType } from './memory/memory.js';
+export { MEMBER_MEMORY_FOLD } from './memory/memory-fold.js';
+export { BUNDLE_VERSION, type MemberBundle } from './memory/bundle.js';
 
 // --- evals (issue 32, "Evals"): suites, structure scores, grades; the run-record vocabulary the work loop writes ---
 export { EVALS_ROUTES } from './evals/register-evals.js';
@@ -137,6 +142,8 @@ export const membersPlugin = definePlugin({
     // --- evals ---
     registerEvals(scope, { members, tools });
     // --- end evals ---
+    // ---- memory and export / import (plugins/members/memory/) ----
+    registerMemory(scope, members);
   },
 });
 

@@ -166,4 +166,26 @@ export class FindIndex {
   explain(terms: readonly QueryTerm[], doc: number): Record<string, number> {
     return this.bm25.explain(terms, doc);
   }
+
+  /**
+   * The best `limit` conversation records that `admit` accepts, best first:
+   * candidates are drawn best first, more of them until enough are admitted
+   * or none is left, so a page is short only when fewer admitted records match.
+   */
+  rankAmong(terms: readonly QueryTerm[], admit: (recordId: string) => boolean, limit: number): Array<{ recordId: string; score: number }> {
+    const out: Array<{ recordId: string; score: number }> = [];
+    if (limit <= 0 || terms.length === 0) return out;
+    const threads = new Set<DocType>(['thread']);
+    let n = Math.max(100, limit * 4);
+    let examined = 0;
+    for (;;) {
+      const { hits, matched } = this.search(terms, n, threads);
+      for (; examined < hits.length && out.length < limit; examined++) {
+        const { info, score } = hits[examined]!;
+        if (info.type === 'thread' && admit(info.recordId)) out.push({ recordId: info.recordId, score });
+      }
+      if (out.length >= limit || hits.length >= matched) return out;
+      n = Math.min(matched, n * 4);
+    }
+  }
 }

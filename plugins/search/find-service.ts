@@ -323,6 +323,18 @@ export class FindService implements LogConsumer {
     };
   }
 
+  /**
+   * Ranks records another plugin already holds and has already decided the
+   * caller may see (the members plugin's memories): the best `limit` of
+   * those `admit` accepts, best first, with the sequence the index covers
+   * (records above it are not indexed yet; the asker matches those itself).
+   * No read view is applied here: `admit` is the asker's.
+   */
+  rankRecords(q: string, admit: (recordId: string) => boolean, limit: number): { ranked: Array<{ recordId: string; score: number }>; indexedThrough: number } {
+    // The cursor moves only once a slice is in the index (and back to 0 with a rebuild's drop): every record up to it is indexed.
+    return { ranked: this.index.rankAmong(this.index.queryTerms(q, false), admit, limit), indexedThrough: this.through };
+  }
+
   stats(): Record<string, unknown> {
     const position = this.deps.reader.position;
     return {

@@ -1,7 +1,7 @@
 /**
  * The trust plugin (spec §1, §4.6, §4.7): the global `trust` fold (scores
- * per actor, domain and judge from judged outcomes; trust-fold.ts has the
- * evidence rules), `GET /v1/trust`, `GET /v1/folds/principal_trust`, and the
+ * per actor, domain and judge from judged outcomes and imported trust;
+ * trust-fold.ts has the evidence rules, trust-import.ts the import's), `GET /v1/trust`, `GET /v1/folds/principal_trust`, and the
  * TrustService other plugins (the actor directory) ask. `GET /v1/folds/trust`
  * is the ledger's generic fold route over the fold's value.
  *
@@ -16,6 +16,7 @@ import { definePlugin, type LoomPlugin } from '../../core/plugin/plugin.js';
 import { getPrincipalTrust } from './routes/get-principal-trust.js';
 import { listTrust } from './routes/list-trust.js';
 import { createTrustFold } from './trust-fold.js';
+import { trustImportGate } from './import-gate.js';
 import { TrustService, TrustServiceToken } from './trust-service.js';
 
 export { TrustServiceToken, PRINCIPAL_TRUST_FOLD, WHOLE_REACH, type TrustService, type TrustListing, type TrustByDomain, type PrincipalTrustValue } from './trust-service.js';
@@ -24,6 +25,7 @@ export { type TrustScore, type PrincipalTrust, type TrustFilter, type TrustGroup
 export { SUCCESS_WORDS, FAILURE_WORDS } from './verdict-words.js';
 export { HALF_LIFE_DAYS, decayWeight } from './decay.js';
 export { wilsonInterval, wilsonLowerBound, Z_95 } from './wilson.js';
+export { KIND_TRUST_IMPORT, IMPORT_MARGIN, discountedEvidence, sourceEvidenceProblem, type SourceEvidence, type ImportedEvidence, type TrustImportBody } from './trust-import.js';
 
 export const TRUST_ROUTES = [listTrust, getPrincipalTrust] as const;
 
@@ -40,6 +42,7 @@ export const trustPlugin: LoomPlugin = definePlugin({
     let resolver: PrincipalResolver | null = null;
     const principals = (): PrincipalResolver | null => (resolver ??= scope.container.isRegistered(PrincipalResolver, true) ? resolve(scope.container, PrincipalResolver) : null);
     scope.fold(createTrustFold({ now, principals }));
+    scope.ingestGate(trustImportGate);
     const service = new TrustService(resolve(scope.container, RecordReaderToken), principals, now);
     scope.expose(TrustServiceToken, service);
     for (const route of TRUST_ROUTES) scope.route(route);

@@ -1,5 +1,6 @@
 /**
- * The trust fold's checkpoint codec (version 1): the state as plain JSON and
+ * The trust fold's checkpoint codec (version 2: imported rows and their
+ * entries, trust-import.ts): the state as plain JSON and
  * back, exactly (sums are doubles, which JSON round-trips), so a fold resumed
  * from a checkpoint answers and continues as the live one would.
  *
@@ -10,28 +11,38 @@
  */
 import type { FoldCheckpoint } from '../../core/folds/fold.js';
 import { CLAIM_WORK, emptyStats, emptyTrustState, INTEND_WORK, pushNewest, rowFor, VerdictEntry, WorkEntry, type TrustRow, type TrustState, type TrustStats } from './trust-state.js';
-import { CANCELLED, type Outcome } from './verdict-words.js';
+import { CANCELLED, SUCCESS, type Outcome } from './verdict-words.js';
+
+function fail(message: string): never {
+  throw new Error(message);
+}
 
 interface SavedTrust {
-  format: 'trust/1';
+  format: 'trust/2';
   ref: number | null;
   strings: string[];
   /** Per work entry: its id; and 4 numbers: kind, actor, assigned_to (−1: none), domain (−1), then claimant (−1). */
   work_ids: string[];
   work: number[];
-  /** Per row 3 numbers (actor, judge, domain string indexes) then 4 (successes, failures, grown successes, grown total). */
+  /** Per row 3 numbers (actor, judge, domain string indexes), 4 (successes, failures, grown successes, grown total), then 1 (imported: 1, else 0). */
   rows: number[];
   /** Per verdict: its id; and 5 numbers: row index, actor string index, receipt time, outcome, decided at. */
   verdict_ids: string[];
   verdicts: number[];
-  /** Per row, its counted verdicts (verdict indexes) from oldest to newest. */
+  /** Per import entry: its record id; and 8 numbers: row index, actor string index, receipt time, decided at, then its counts (successes, failures, weighted successes, weighted total). */
+  import_ids: string[];
+  imports: number[];
+  /** Per member with an import in force: its string index, then its entries' indexes. */
+  imports_by_member: number[][];
+  /** Per row, its counted entries from oldest to newest: verdict indexes, or import entry indexes in an imported row. */
   in_force: number[][];
   stats: TrustStats;
 }
 
 const WORK_FIELDS = 5;
-const ROW_FIELDS = 7;
+const ROW_FIELDS = 8;
 const VERDICT_FIELDS = 5;
+const IMPORT_FIELDS = 8;
 
 function save(state: TrustState): SavedTrust {
   const strings: string[] = [];
@@ -56,7 +67,7 @@ function save(state: TrustState): SavedTrust {
   const rows: number[] = [];
   for (const row of state.rows.values()) {
     rowIndex.set(row, rowIndex.size);
-    rows.push(ix(row.actor), ix(row.judge), ix(row.domain), row.successes, row.failures, row.grownSuccesses, row.grownTotal);
+    rows.push(ix(row.actor), ix(row.judge), ix(row.domain), row.successes, row.failures, row.grownSuccesses, row.grownTotal, row.imported ? 1 : 0);
   }
   const verdictIds: string[] = [];
   const verdicts: number[] = [];
@@ -66,18 +77,48 @@ function save(state: TrustState): SavedTrust {
     verdictIds.push(id);
     verdicts.push(rowIndex.get(entry.row)!, ix(entry.actor), entry.at, entry.outcome, entry.decidedAt);
   }
+  const importIds: string[] = [];
+  const imports: number[] = [];
+  const importIndex = new Map<VerdictEntry, number>();
+  const importsByMember: number[][] = [];
+  for (const [member, entries] of state.imports) {
+    const list = [ix(member)];
+    for (const entry of entries) {
+      const counts = entry.imported!;
+      importIndex.set(entry, importIds.length);
+      list.push(importIds.length);
+      importIds.push(entry.id);
+      imports.push(rowIndex.get(entry.row)!, ix(entry.actor), entry.at, entry.decidedAt, counts.successes, counts.failures, counts.weightedSuccesses, counts.weightedTotal);
+    }
+    importsByMember.push(list);
+  }
   const inForce: number[][] = [];
   for (const row of state.rows.values()) {
     const chain: number[] = [];
-    for (let entry = row.newest; entry !== null; entry = entry.older) chain.push(verdictIndex.get(entry)!);
+    const index = row.imported ? importIndex : verdictIndex;
+    for (let entry = row.newest; entry !== null; entry = entry.older) chain.push(index.get(entry)!);
     inForce.push(chain.reverse());
   }
-  return { format: 'trust/1', ref: state.ref, strings, work_ids: workIds, work, rows, verdict_ids: verdictIds, verdicts, in_force: inForce, stats: { ...state.stats } };
+  return {
+    format: 'trust/2',
+    ref: state.ref,
+    strings,
+    work_ids: workIds,
+    work,
+    rows,
+    verdict_ids: verdictIds,
+    verdicts,
+    import_ids: importIds,
+    imports,
+    imports_by_member: importsByMember,
+    in_force: inForce,
+    stats: { ...state.stats },
+  };
 }
 
 function load(saved: unknown): TrustState {
   const s = saved as SavedTrust;
-  if (s === null || typeof s !== 'object' || s.format !== 'trust/1') throw new Error('not a trust checkpoint (format trust/1)');
+  if (s === null || typeof s !== 'object' || s.format !== 'trust/2') throw new Error('not a trust checkpoint (format trust/2)');
   const { strings } = s;
   const str = (i: number): string => {
     const value = strings[i];
@@ -85,7 +126,12 @@ function load(saved: unknown): TrustState {
     return value;
   };
   const opt = (i: number): string | null => (i === -1 ? null : str(i));
-  if (s.work.length !== s.work_ids.length * WORK_FIELDS || s.verdicts.length !== s.verdict_ids.length * VERDICT_FIELDS || s.rows.length % ROW_FIELDS !== 0) {
+  if (
+    s.work.length !== s.work_ids.length * WORK_FIELDS ||
+    s.verdicts.length !== s.verdict_ids.length * VERDICT_FIELDS ||
+    s.imports.length !== s.import_ids.length * IMPORT_FIELDS ||
+    s.rows.length % ROW_FIELDS !== 0
+  ) {
     throw new Error('trust checkpoint: array lengths disagree');
   }
   const state = emptyTrustState();
@@ -100,7 +146,7 @@ function load(saved: unknown): TrustState {
   });
   const rows: TrustRow[] = [];
   for (let i = 0; i < s.rows.length; i += ROW_FIELDS) {
-    const row = rowFor(state, str(s.rows[i]!), str(s.rows[i + 2]!), str(s.rows[i + 1]!));
+    const row = rowFor(state, str(s.rows[i]!), str(s.rows[i + 2]!), str(s.rows[i + 1]!), s.rows[i + 7] === 1);
     row.successes = s.rows[i + 3]!;
     row.failures = s.rows[i + 4]!;
     row.grownSuccesses = s.rows[i + 5]!;
@@ -118,9 +164,22 @@ function load(saved: unknown): TrustState {
     state.verdicts.set(id, entry);
     entries.push(entry);
   });
+  const imported: VerdictEntry[] = [];
+  s.import_ids.forEach((id, i) => {
+    const v = s.imports.slice(i * IMPORT_FIELDS, (i + 1) * IMPORT_FIELDS) as [number, number, number, number, number, number, number, number];
+    const row = rows[v[0]];
+    if (!row || !row.imported) throw new Error(`trust checkpoint: import ${id} names row ${v[0]}, which is not an imported row`);
+    const entry = new VerdictEntry(id, row, str(v[1]), v[2], SUCCESS, v[3]);
+    entry.imported = { successes: v[4], failures: v[5], weightedSuccesses: v[6], weightedTotal: v[7] };
+    imported.push(entry);
+  });
+  for (const [member, ...indexes] of s.imports_by_member) {
+    state.imports.set(str(member!), indexes.map((i) => imported[i] ?? fail(`trust checkpoint: member ${member} lists import ${i}, out of range`)));
+  }
   s.in_force.forEach((chain, r) => {
+    const pool = rows[r]?.imported ? imported : entries;
     for (const i of chain) {
-      const entry = entries[i];
+      const entry = pool[i];
       if (!entry || entry.row !== rows[r]) throw new Error(`trust checkpoint: row ${r} lists verdict ${i}, which is not its own`);
       pushNewest(entry);
     }
@@ -128,4 +187,4 @@ function load(saved: unknown): TrustState {
   return state;
 }
 
-export const trustCheckpoint: FoldCheckpoint<TrustState> = { version: 1, save, load };
+export const trustCheckpoint: FoldCheckpoint<TrustState> = { version: 2, save, load };

@@ -30,6 +30,10 @@
  *   verdict keeps its receipt time, so its weight still decays from there.
  *   Correcting or cancelling a task or a claim changes no evidence already
  *   counted.
+ * - Import: a `core.trust.imported.v1` record (trust-import.ts) replaces
+ *   the member's previous import with its discounted evidence, in rows of
+ *   their own judged by the importer; only a plugin's door (or a peer's)
+ *   writes one (import-gate.ts).
  * - Weight: 2^(−age/90 days), age from the verdict's receipt time
  *   (`createdAt`) to the reading time (decay.ts); the score is the Wilson
  *   lower bound (95%) of the weighted counts, 0 without evidence.
@@ -48,6 +52,7 @@ import { trustCheckpoint } from './trust-checkpoint.js';
 import { readingTime, trustScores, trustSummary, type TrustScore, type TrustSummary } from './trust-rows.js';
 import { CLAIM_WORK, emptyTrustState, intern, INTEND_WORK, rowFor, setOutcome, VerdictEntry, WorkEntry, type TrustState } from './trust-state.js';
 import { CANCELLED, NO_EVIDENCE, outcomeOfWord } from './verdict-words.js';
+import { applyImport, KIND_TRUST_IMPORT } from './trust-import.js';
 
 export const TRUST_FOLD = 'trust';
 export const GENERAL_DOMAIN = 'general';
@@ -102,6 +107,10 @@ function receivedAt(input: FoldInput): number {
 export function applyTrust(state: TrustState, input: FoldInput): TrustState {
   const record = input.record;
   const body = record.body;
+  if (body['kind'] === KIND_TRUST_IMPORT) {
+    applyImport(state, record, receivedAt(input));
+    return state;
+  }
   switch (record.act) {
     case 'INTEND':
       indexIntend(state, record);

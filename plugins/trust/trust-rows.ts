@@ -62,6 +62,8 @@ export interface TrustFilter {
   readonly actor?: string;
   readonly domain?: string;
   readonly judged_by?: string;
+  /** Only evidence of one origin: false, verdicts judged here; true, imports (trust-import.ts). @default both */
+  readonly imported?: boolean;
 }
 
 /** `judge`: one row per (actor, domain, judged_by); `actor_domain`: one per (actor, domain), all judges together. */
@@ -149,6 +151,7 @@ function eachRow(state: TrustState, at: number, principals: PrincipalResolver | 
     if (row.total === 0) continue;
     if (filter.domain !== undefined && row.domain !== filter.domain) continue;
     if (filter.judged_by !== undefined && row.judge !== filter.judged_by) continue;
+    if (filter.imported !== undefined && row.imported !== filter.imported) continue;
     if (principals !== null && samePrincipal(principals, row.actor, row.judge)) continue;
     visit(row, evidenceOf(row, factor));
   }
@@ -207,6 +210,7 @@ export function principalTrust(state: TrustState, at: number, resolver: Principa
 
 export function trustSummary(state: TrustState): TrustSummary {
   let inForce = 0;
-  for (const row of state.rows.values()) inForce += row.total;
+  // Imported rows count the source's verdicts, not verdicts in force here.
+  for (const row of state.rows.values()) if (!row.imported) inForce += row.total;
   return { ...state.stats, in_force: inForce, work_items: state.work.size, tracked_verdicts: state.verdicts.size };
 }

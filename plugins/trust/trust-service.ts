@@ -75,7 +75,7 @@ export class TrustService {
   private listing(state: TrustState, watermark: number, at: number, filter: TrustFilter, group: TrustGrouping): TrustScore[] {
     let id = this.stateIds.get(state);
     if (id === undefined) this.stateIds.set(state, (id = this.nextStateId++));
-    const key = JSON.stringify([id, watermark, at, filter.actor ?? null, filter.domain ?? null, filter.judged_by ?? null, group]);
+    const key = JSON.stringify([id, watermark, at, filter.actor ?? null, filter.domain ?? null, filter.judged_by ?? null, filter.imported ?? null, group]);
     let rows = this.listings.get(key);
     if (rows) {
       this.listings.delete(key); // re-inserted below: Map order is the LRU order

@@ -12,6 +12,10 @@
  * also keep the counted verdicts in a doubly linked list in the order they
  * came into evidence, so the latest judgment in force is known after any
  * withdrawal, in O(1).
+ *
+ * Imported trust (trust-import.ts) lives in rows of its own (`imported`),
+ * never mixed with verdicts judged here: one entry per domain of a member's
+ * latest import, carrying the discounted counts instead of one verdict's.
  */
 import { growth, needsRebase, readFactor } from './decay.js';
 import { counts, SUCCESS, type Outcome } from './verdict-words.js';
@@ -34,7 +38,7 @@ export class WorkEntry {
   ) {}
 }
 
-/** The evidence of one (worker, domain, judge). */
+/** The evidence of one (worker, domain, judge), from verdicts judged here or, in an `imported` row, from imports. */
 export class TrustRow {
   successes = 0;
   failures = 0;
@@ -48,6 +52,8 @@ export class TrustRow {
     readonly actor: string,
     readonly domain: string,
     readonly judge: string,
+    /** Evidence brought by imports (judge: who imported it), not verdicts judged here. */
+    readonly imported = false,
   ) {}
 
   get total(): number {
@@ -55,10 +61,22 @@ export class TrustRow {
   }
 }
 
-/** One verdict that created evidence, and what it contributes now. */
+/** What one domain of an import contributes instead of a verdict's one success or failure (trust-import.ts). */
+export interface ImportedCounts {
+  /** The verdicts the source counted (raw, undiscounted). */
+  readonly successes: number;
+  readonly failures: number;
+  /** The discounted, decayed-at-export weights the import brings (weight as of its own receipt time). */
+  readonly weightedSuccesses: number;
+  readonly weightedTotal: number;
+}
+
+/** One verdict (or one domain of an import) that created evidence, and what it contributes now. */
 export class VerdictEntry {
   older: VerdictEntry | null = null;
   newer: VerdictEntry | null = null;
+  /** Set for an import's entry: its counts replace the one success or failure of a verdict. */
+  imported: ImportedCounts | null = null;
 
   constructor(
     readonly id: string,
@@ -88,6 +106,8 @@ export interface TrustStats {
   cancellations: number;
   /** Corrections and cancellations naming a counted verdict but written by another actor, or naming a cancelled one. */
   ignored_revisions: number;
+  /** Trust imports applied (each replaces the member's previous one). */
+  imports: number;
 }
 
 export interface TrustState {
@@ -95,20 +115,22 @@ export interface TrustState {
   ref: number | null;
   readonly work: Map<string, WorkEntry>;
   readonly verdicts: Map<string, VerdictEntry>;
-  /** Keyed `actor \0 judge \0 domain` (DIDs hold no NUL, so the split is unambiguous). */
+  /** Keyed `actor \0 judge \0 domain`, with `\0import` after an imported row's (DIDs hold no NUL, so the split is unambiguous). */
   readonly rows: Map<string, TrustRow>;
   /** Rows by worker DID, for per-actor reads. */
   readonly byActor: Map<string, TrustRow[]>;
+  /** Per member, the entries of its latest import in force (one per domain). */
+  readonly imports: Map<string, VerdictEntry[]>;
   readonly strings: Map<string, string>;
   readonly stats: TrustStats;
 }
 
 export function emptyStats(): TrustStats {
-  return { verdicts: 0, unattributed: 0, self_judgments: 0, unrecognized_words: 0, corrections: 0, cancellations: 0, ignored_revisions: 0 };
+  return { verdicts: 0, unattributed: 0, self_judgments: 0, unrecognized_words: 0, corrections: 0, cancellations: 0, ignored_revisions: 0, imports: 0 };
 }
 
 export function emptyTrustState(): TrustState {
-  return { ref: null, work: new Map(), verdicts: new Map(), rows: new Map(), byActor: new Map(), strings: new Map(), stats: emptyStats() };
+  return { ref: null, work: new Map(), verdicts: new Map(), rows: new Map(), byActor: new Map(), imports: new Map(), strings: new Map(), stats: emptyStats() };
 }
 
 /** One shared copy of a repeated string. */
@@ -119,15 +141,15 @@ export function intern(state: TrustState, value: string): string {
   return value;
 }
 
-export function rowKey(actor: string, judge: string, domain: string): string {
-  return `${actor}\u0000${judge}\u0000${domain}`;
+export function rowKey(actor: string, judge: string, domain: string, imported = false): string {
+  return `${actor}\u0000${judge}\u0000${domain}${imported ? '\u0000import' : ''}`;
 }
 
-export function rowFor(state: TrustState, actor: string, domain: string, judge: string): TrustRow {
-  const key = rowKey(actor, judge, domain);
+export function rowFor(state: TrustState, actor: string, domain: string, judge: string, imported = false): TrustRow {
+  const key = rowKey(actor, judge, domain, imported);
   let row = state.rows.get(key);
   if (row === undefined) {
-    row = new TrustRow(intern(state, actor), intern(state, domain), intern(state, judge));
+    row = new TrustRow(intern(state, actor), intern(state, domain), intern(state, judge), imported);
     state.rows.set(key, row);
     const list = state.byActor.get(row.actor);
     if (list) list.push(row);
@@ -159,6 +181,14 @@ function contribute(state: TrustState, entry: VerdictEntry): void {
   else if (needsRebase(entry.at, state.ref)) rebase(state, entry.at);
   const g = growth(entry.at, state.ref);
   const row = entry.row;
+  const imported = entry.imported;
+  if (imported !== null) {
+    row.successes += imported.successes;
+    row.failures += imported.failures;
+    row.grownSuccesses += imported.weightedSuccesses * g;
+    row.grownTotal += imported.weightedTotal * g;
+    return;
+  }
   row.grownTotal += g;
   if (entry.outcome === SUCCESS) {
     row.successes++;
@@ -171,6 +201,14 @@ function contribute(state: TrustState, entry: VerdictEntry): void {
 function withdraw(state: TrustState, entry: VerdictEntry): void {
   const g = growth(entry.at, state.ref!);
   const row = entry.row;
+  const imported = entry.imported;
+  if (imported !== null) {
+    row.successes -= imported.successes;
+    row.failures -= imported.failures;
+    row.grownSuccesses = row.successes === 0 ? 0 : Math.max(0, row.grownSuccesses - imported.weightedSuccesses * g);
+    row.grownTotal = row.total === 0 ? 0 : Math.max(row.grownSuccesses, row.grownTotal - imported.weightedTotal * g);
+    return;
+  }
   if (entry.outcome === SUCCESS) {
     row.successes--;
     // Exact zeros when nothing is left: subtraction would leave rounding dust.

@@ -10,6 +10,8 @@ import { didArgument, integerOption } from '../../kit/options.js';
 import { textTable } from '../../kit/text-table.js';
 import type { ActorDetail, ActorList, MemberDefinition } from '../../../sdk/index.js';
 import { MEMBER_USAGE, memberSubcommands, memberText } from '../members/actor-doors.js';
+// Member bundles (export / import): their own block, actor-bundle.ts.
+import { ACTOR_BUNDLE_USAGE, actorBundleSubcommands } from './actor-bundle.js';
 
 export const ACTORS_USAGE = `loom actors [list] [--kind user|agent|system|key|web] [--limit N] [--after <cursor>]
             [--url …] [--token …] [--json]
@@ -60,7 +62,7 @@ export function actorText(a: ActorDetail): string {
 export const actors = defineCommand({
   name: 'actors',
   summary: 'the actor registry',
-  usage: ACTORS_USAGE,
+  usage: `${ACTORS_USAGE}\n${ACTOR_BUNDLE_USAGE}`,
   json: true,
   // `loom actors` alone, or with options only, lists.
   defaultSubcommand: 'list',
@@ -109,5 +111,6 @@ export const actors = defineCommand({
         print(ctx, definition ? { ...data, member: definition } : data, () => actorText(data) + (definition ? `\nmember definition:\n${memberText(definition)}` : ''));
       },
     }),
+    ...actorBundleSubcommands,
   },
 });
