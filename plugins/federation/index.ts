@@ -22,7 +22,7 @@ import { SYSTEM } from '../../core/access/caller.js';
 import { EngineStatusToken } from '../../core/engine/engine-status.js';
 import { definePlugin } from '../../core/plugin/plugin.js';
 import { ServerInfo } from '../../core/server/server-info.js';
-import { TH_CONSENT, TH_FEDERATION_PAIRS } from '../../core/records/reserved-threads.js';
+import { TH_ACTOR_REGISTRY, TH_CONSENT, TH_FEDERATION_PAIRS } from '../../core/records/reserved-threads.js';
 import { RecordStore } from '../../storage/contract/record-store.js';
 import type { AnyRouteDecl } from '../../core/plugin/route.js';
 import { ChangesFeed } from './changes-feed.js';
@@ -112,7 +112,9 @@ export function createFederationPlugin(hooks: FederationHooks) {
       const registry = scope.fold(pairRegistryFold);
       const origins = scope.dataDir === null ? new MemoryOriginStore() : new LevelOriginStore(join(scope.dataDir, 'origins'));
       const files = pairKeeping(scope.container, scope.dataDir, key);
-      const localThreads = new Set([TH_CONSENT, TH_FEDERATION_PAIRS]);
+      // The member registry is this instance's own too: a peer's definitions would name its owners, and the
+      // receiving registry gate refuses them (a served one would stop the pair).
+      const localThreads = new Set([TH_CONSENT, TH_FEDERATION_PAIRS, TH_ACTOR_REGISTRY]);
       const feed = new ChangesFeed({
         reader,
         get consent() {

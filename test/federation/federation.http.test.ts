@@ -119,6 +119,16 @@ describe('federation over HTTP', function () {
       expectEnvelope(await get(server.url, '/v1/sync/changes?limit=lots'), 400, 'INVALID_SHAPE');
     });
 
+    it('never serves the member registry: definitions are the instance\'s own', async () => {
+      const defined = await postJson(server.url, '/v1/actors/define', { label: 'local only', work_loop: { model: 'gpt-5' } });
+      expect(defined.status, defined.text).to.equal(201);
+      expect((await get(server.url, `/v1/records/${defined.json.definition}`)).status).to.equal(200);
+      const served = await drain(server.url, '&thread=th_actor_registry');
+      expect(served.entries).to.deep.equal([]);
+      const everything = await drain(server.url, '');
+      expect(everything.entries.filter((e: any) => e.record.thread === 'th_actor_registry')).to.deep.equal([]);
+    });
+
     it('is gapless under concurrent ingest: a reader following the feed sees every record exactly once', async () => {
       const thread = newThread('gapless');
       const seen: string[] = [];
