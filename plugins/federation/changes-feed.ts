@@ -14,6 +14,7 @@ import type { RecordReader } from '../../core/engine/record-reader.js';
 import { namespaceOf, type StoredRecord } from '../../storage/contract/stored-record.js';
 import { CHANGES_MAX_LIMIT } from '../../storage/contract/record-store.js';
 import type { ConsentIndex } from './consent/consent-index.js';
+import type { LocalRecords } from './local-records.js';
 import { projectRecord } from './consent/hash-levels.js';
 import { encodeFeedCursor } from './feed-cursor.js';
 import { signPage, type PageSigner, type SyncEntry, type SyncPage } from './sync-page.js';
@@ -37,8 +38,8 @@ export interface ChangesFeedDeps {
   readonly reader: RecordReader;
   readonly consent: ConsentIndex;
   readonly signer: PageSigner;
-  /** Threads that never leave this instance (consent grants, pair lifecycle). */
-  readonly localThreads: ReadonlySet<string>;
+  /** Records that never leave this instance (consent grants, pair lifecycle, the member registry, plugins' own). */
+  readonly localThreads: LocalRecords;
   readonly now: () => number;
 }
 
@@ -51,7 +52,7 @@ export class ChangesFeed {
   /** The entry a record becomes for this request, or null when it is withheld. */
   private entryFor(stored: StoredRecord, request: FeedRequest, now: number): SyncEntry | null {
     const record = stored.record;
-    if (this.deps.localThreads.has(record.thread)) return null;
+    if (this.deps.localThreads.has(record)) return null;
     if (request.thread !== undefined && record.thread !== request.thread) return null;
     const level = this.deps.consent.levelFor(namespaceOf(record), request.targetNamespace, record.thread, now);
     if (level === null) return null;

@@ -22,6 +22,7 @@ import { SYSTEM } from '../../core/access/caller.js';
 import { EngineStatusToken } from '../../core/engine/engine-status.js';
 import { definePlugin } from '../../core/plugin/plugin.js';
 import { ServerInfo } from '../../core/server/server-info.js';
+import { LocalRecords, LocalRecordsToken } from './local-records.js';
 import { TH_ACTOR_REGISTRY, TH_CONSENT, TH_FEDERATION_PAIRS } from '../../core/records/reserved-threads.js';
 import { RecordStore } from '../../storage/contract/record-store.js';
 import type { AnyRouteDecl } from '../../core/plugin/route.js';
@@ -50,6 +51,7 @@ import { SYNC_PAIR_ROUTES } from './routes/sync-pair-routes.js';
 import { SharedPairKeeping } from './shared-pair-keeping.js';
 import { FEDERATION_PLUGIN, SyncService } from './sync-service.js';
 
+export { LocalRecordsToken, type LocalRecords } from './local-records.js';
 export { InstanceKey } from './instance-key.js';
 export { FederationOptions } from './config.js';
 export { SyncServiceToken } from './federation-token.js';
@@ -113,8 +115,9 @@ export function createFederationPlugin(hooks: FederationHooks) {
       const origins = scope.dataDir === null ? new MemoryOriginStore() : new LevelOriginStore(join(scope.dataDir, 'origins'));
       const files = pairKeeping(scope.container, scope.dataDir, key);
       // The member registry is this instance's own too: a peer's definitions would name its owners, and the
-      // receiving registry gate refuses them (a served one would stop the pair).
-      const localThreads = new Set([TH_CONSENT, TH_FEDERATION_PAIRS, TH_ACTOR_REGISTRY]);
+      // receiving registry gate refuses them (a served one would stop the pair). Other plugins add theirs.
+      const localThreads = new LocalRecords([TH_CONSENT, TH_FEDERATION_PAIRS, TH_ACTOR_REGISTRY]);
+      scope.expose(LocalRecordsToken, localThreads);
       const feed = new ChangesFeed({
         reader,
         get consent() {

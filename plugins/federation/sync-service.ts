@@ -6,6 +6,7 @@
  * Routes call it. Every change to a pair is a lifecycle record, so it
  * reaches the server running the pair whichever server answered the route.
  */
+import type { LocalRecords } from './local-records.js';
 import { randomBytes } from 'node:crypto';
 import { actingDid, SYSTEM, type Caller } from '../../core/access/caller.js';
 import type { RecordWriter } from '../../core/engine/record-writer.js';
@@ -46,8 +47,8 @@ export interface SyncServiceDeps {
   readonly instanceDid: string;
   readonly consent: ConsentIndex;
   readonly signer: PageSigner;
-  /** Threads that never leave this instance. */
-  readonly localThreads: ReadonlySet<string>;
+  /** Records that never leave this instance. */
+  readonly localThreads: LocalRecords;
   readonly now: () => number;
 }
 
@@ -84,7 +85,7 @@ export class SyncService {
     return this.deps.signer;
   }
 
-  get localThreads(): ReadonlySet<string> {
+  get localThreads(): LocalRecords {
     return this.deps.localThreads;
   }
 

@@ -73,7 +73,7 @@ export const membersPlugin = definePlugin({
   tags: { members: 'Member actors: definitions with versions, the roster, and the models they run on.' },
   version: '1.0.0',
   dependencies: ['ledger'],
-  optionalDependencies: ['trust', 'auth'],
+  optionalDependencies: ['trust', 'auth', 'federation'],
   register(scope) {
     const tools = new ToolRegistry();
     scope.expose(ToolRegistryToken, tools);

@@ -119,14 +119,20 @@ describe('federation over HTTP', function () {
       expectEnvelope(await get(server.url, '/v1/sync/changes?limit=lots'), 400, 'INVALID_SHAPE');
     });
 
-    it('never serves the member registry: definitions are the instance\'s own', async () => {
+    it('never serves the member registry or members\' memories: they are the instance\'s own', async () => {
       const defined = await postJson(server.url, '/v1/actors/define', { label: 'local only', work_loop: { model: 'gpt-5' } });
       expect(defined.status, defined.text).to.equal(201);
       expect((await get(server.url, `/v1/records/${defined.json.definition}`)).status).to.equal(200);
       const served = await drain(server.url, '&thread=th_actor_registry');
       expect(served.entries).to.deep.equal([]);
+      // A member's memories are its instance's own too.
+      const memory = await postJson(server.url, `/v1/actors/${defined.json.actor_did}/memories`, { name: 'style', memory_type: 'feedback', description: 'short answers' });
+      expect(memory.status, memory.text).to.equal(201);
       const everything = await drain(server.url, '');
-      expect(everything.entries.filter((e: any) => e.record.thread === 'th_actor_registry')).to.deep.equal([]);
+      expect(everything.entries.filter((e: any) => e.record.thread === 'th_actor_registry' || e.record.body.kind === 'core.actor.memory.v1')).to.deep.equal([]);
+      expect(everything.entries.length).to.be.above(0);
+      const byId = await postJson(server.url, '/v1/sync/records', { ids: [defined.json.definition, memory.json.record] });
+      expect(byId.json.missing).to.have.members([defined.json.definition, memory.json.record]);
     });
 
     it('is gapless under concurrent ingest: a reader following the feed sees every record exactly once', async () => {

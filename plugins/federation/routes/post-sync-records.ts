@@ -34,7 +34,7 @@ export const postSyncRecords = defineRoute({
       const missing: string[] = [];
       for (const id of body.ids) {
         const stored = await sync.reader.get(caller, id);
-        const level = stored && !sync.localThreads.has(stored.record.thread) ? sync.consent.levelFor(namespaceOf(stored.record), target, stored.record.thread, Date.now()) : null;
+        const level = stored && !sync.localThreads.has(stored.record) ? sync.consent.levelFor(namespaceOf(stored.record), target, stored.record.thread, Date.now()) : null;
         if (!stored || level === null) {
           missing.push(id);
           continue;

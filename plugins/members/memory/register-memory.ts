@@ -6,6 +6,8 @@
  * plugin has registered by then), so search need not be ordered before
  * members (declaring it would reorder the plugins, hence the OpenAPI paths).
  */
+import { LocalRecordsToken } from '../../federation/index.js';
+import { KIND_MEMORY } from './memory.js';
 import { resolve, bindValue } from '../../../core/di/token.js';
 import { ClockToken } from '../../../core/engine/clock.js';
 import { LogCriticalSectionToken } from '../../../core/engine/log-critical-section.js';
@@ -39,6 +41,8 @@ export function registerMemory(scope: PluginScope, members: MemberService): void
   const container = scope.container;
   const memories = scope.fold(memberMemoryFold);
   scope.ingestGate(memoryGate);
+  // Memories never leave this instance (federation is optional: without it there is nothing to declare).
+  if (container.isRegistered(LocalRecordsToken, true)) resolve(container, LocalRecordsToken).keep('members.memory', (record) => record.body['kind'] === KIND_MEMORY);
   const writer = resolve(container, RecordWriterToken);
   const instanceDid = resolve(container, ServerInfo).instanceDid;
   const ranker = optional<MemoryRanker>(() => (container.isRegistered(FindServiceToken, true) ? resolve(container, FindServiceToken) : null));
