@@ -1,7 +1,7 @@
 /**
  * The priced model catalog (spec §4.15 `models[]`): what `work_loop.model`
  * may name, and what a run's spend is computed from. A shipped default
- * (checked 2026-11: the current Anthropic and OpenAI models at list price,
+ * (the current Anthropic and OpenAI models at their list prices as of 2026-11,
  * and local Ollama models at zero cost), which the `models` configuration
  * topic extends or overrides per id; an entry with `retired: true` removes
  * a model. Anything else is MODEL_UNKNOWN.
@@ -21,8 +21,8 @@ export interface PricedModel {
 }
 
 export const DEFAULT_MODELS: readonly PricedModel[] = [
-  { id: 'claude-opus-4-1', provider: 'anthropic', input_usd_per_mtok: 15, output_usd_per_mtok: 75, context_window: 200_000 },
-  { id: 'claude-sonnet-4-5', provider: 'anthropic', input_usd_per_mtok: 3, output_usd_per_mtok: 15, context_window: 200_000 },
+  { id: 'claude-opus-4-6', provider: 'anthropic', input_usd_per_mtok: 5, output_usd_per_mtok: 25, context_window: 200_000 },
+  { id: 'claude-sonnet-4-6', provider: 'anthropic', input_usd_per_mtok: 3, output_usd_per_mtok: 15, context_window: 200_000 },
   { id: 'claude-haiku-4-5', provider: 'anthropic', input_usd_per_mtok: 1, output_usd_per_mtok: 5, context_window: 200_000 },
   { id: 'gpt-5', provider: 'openai', input_usd_per_mtok: 1.25, output_usd_per_mtok: 10, context_window: 400_000 },
   { id: 'gpt-5-mini', provider: 'openai', input_usd_per_mtok: 0.25, output_usd_per_mtok: 2, context_window: 400_000 },

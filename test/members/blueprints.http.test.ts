@@ -27,7 +27,7 @@ function reviewTeam(name = 'review-team'): Blueprint {
     description: 'A reviewer and a summarizer.',
     prompts: { review: 'You review pull requests. Be specific.', summary: 'You summarize threads in five lines.' },
     actors: [
-      { label: 'Reviewer', prompt: 'review', work_loop: { model: 'claude-sonnet-4-5', tools: [TOOL_READ], max_turns: 8 } },
+      { label: 'Reviewer', prompt: 'review', work_loop: { model: 'claude-sonnet-4-6', tools: [TOOL_READ], max_turns: 8 } },
       { label: 'Summarizer', prompt: 'summary', work_loop: { model: 'claude-haiku-4-5', tools: [TOOL_READ, TOOL_WRITE], max_turns: 3 } },
       { label: 'Clerk', work_loop: { model: 'gpt-5-mini' }, declares_kinds: ['notes.entry.v1'] },
     ],

@@ -75,7 +75,7 @@ for (const storage of ['sqlite', 'level'] as const) {
       admin = await bootstrapAdmin(server.url);
       owner = await createAccount(server.url, admin, 'owner', ['records:read', 'records:write']);
       judge = await createAccount(server.url, admin, 'judge', ['records:read', 'records:write']);
-      const defined = await call('POST', '/v1/actors/define', owner, { label: 'Reviewer', declares_kinds: [DELIVERABLE], work_loop: { model: 'claude-sonnet-4-5', tools: [TOOL_READ, TOOL_WRITE], max_turns: 5 } });
+      const defined = await call('POST', '/v1/actors/define', owner, { label: 'Reviewer', declares_kinds: [DELIVERABLE], work_loop: { model: 'claude-sonnet-4-6', tools: [TOOL_READ, TOOL_WRITE], max_turns: 5 } });
       expect(defined.status, defined.text).to.equal(201);
       member = defined.json.actor_did;
       v1 = defined.json.definition;

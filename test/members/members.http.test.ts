@@ -50,7 +50,7 @@ for (const storage of ['sqlite', 'level'] as const) {
     });
 
     it('defines a member whose DID derives from the caller and label: the same pair updates it, another caller gets another member', async () => {
-      const first = await call('POST', '/v1/actors/define', writer, { label: 'Reviewer', work_loop: { model: 'claude-sonnet-4-5', tools: [TOOL_READ], max_turns: 5 } });
+      const first = await call('POST', '/v1/actors/define', writer, { label: 'Reviewer', work_loop: { model: 'claude-sonnet-4-6', tools: [TOOL_READ], max_turns: 5 } });
       expect(first.status, first.text).to.equal(201);
       expect(first.json.actor_did).to.match(/^did:sync:agent:reviewer-[0-9a-f]{16}$/);
       expect(first.json.created).to.equal(true);

@@ -31,7 +31,7 @@ export const step = {
       tags: fields.tags ?? [],
       source_thread: null,
       domain: 'code',
-      model: 'claude-sonnet-4-5',
+      model: 'claude-sonnet-4-6',
       tools: fields.tools ?? [],
       narrowed: [],
       transport: 'in_process',
@@ -42,7 +42,7 @@ export const step = {
   }),
   turn: (turn: number, cost_usd = 0.01): RunStep => ({
     act: 'DO',
-    body: { kind: KIND_TURN, turn, resolution_path: 'provider:anthropic/claude-sonnet-4-5', input_tokens: 100, output_tokens: 50, cost_usd, stop_reason: 'tool_use' },
+    body: { kind: KIND_TURN, turn, resolution_path: 'provider:anthropic/claude-sonnet-4-6', input_tokens: 100, output_tokens: 50, cost_usd, stop_reason: 'tool_use' },
   }),
   call: (call_id: string, tool: string, input: JsonObject, turn = 1): RunStep => ({ act: 'CALL', body: { kind: KIND_TOOL_CALL, call_id, tool, input, turn } }),
   result: (call_id: string, ok = true): RunStep => ({
