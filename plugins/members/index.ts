@@ -15,8 +15,10 @@ import { RecordReaderToken } from '../../core/engine/record-reader.js';
 import { RecordWriterToken } from '../../core/engine/record-writer.js';
 import { definePlugin } from '../../core/plugin/plugin.js';
 import { ServerInfo } from '../../core/server/server-info.js';
-import { TrustServiceToken, type TrustService } from '../trust/index.js';
-import { DelegationPolicyToken, type DelegationPolicy } from '../auth/index.js';
+import { TrustServiceToken } from '../trust/index.js';
+import { DelegationPolicyToken } from '../auth/index.js';
+import type { BoundsDeps } from './definition-bounds.js';
+import { optionalService } from './optional-service.js';
 import { memberRegistryFold } from './member-registry-fold.js';
 import { MemberService, MemberServiceToken } from './member-service.js';
 import { MemberTrustToken, type MemberTrust } from './member-trust.js';
@@ -84,53 +86,38 @@ export const membersPlugin = definePlugin({
     bindValue(scope.container, ModelCatalogToken, models);
     const registry = scope.fold(memberRegistryFold);
     const ingestor = resolve(scope.container, IngestorToken);
-    let delegation: DelegationPolicy | null | undefined;
-    const members = new MemberService({
+    const delegation = optionalService(scope.container, DelegationPolicyToken);
+    const bounds: BoundsDeps = {
       reader: resolve(scope.container, RecordReaderToken),
-      writer: resolve(scope.container, RecordWriterToken),
-      sections: resolve(scope.container, LogCriticalSectionToken),
-      instanceDid: resolve(scope.container, ServerInfo).instanceDid,
-      registry,
       tools,
       models,
       config,
       threadNamespace: (thread) => ingestor.threadNamespace(thread),
-      delegationRefusal: (caller) => {
-        // Looked up on first use: the auth plugin is optional and registers its policy in its own register().
-        if (delegation === undefined) delegation = scope.container.isRegistered(DelegationPolicyToken, true) ? resolve(scope.container, DelegationPolicyToken) : null;
-        return delegation ? delegation.refusal(caller) : null;
-      },
+      delegationRefusal: (caller) => delegation()?.refusal(caller) ?? null,
+    };
+    const instanceDid = resolve(scope.container, ServerInfo).instanceDid;
+    const members = new MemberService({
+      ...bounds,
+      writer: resolve(scope.container, RecordWriterToken),
+      sections: resolve(scope.container, LogCriticalSectionToken),
+      instanceDid,
+      registry,
     });
     scope.expose(MemberServiceToken, members);
     scope.ingestGate(registryGate);
     scope.ingestGate(retiredMemberGate((did) => registry.state().members.get(did)?.current.retired === true));
-    // Trust is optional: looked up on first use (every plugin has registered by then).
-    let trust: TrustService | null | undefined;
-    const memberTrust: MemberTrust = {
-      byDomain: async (caller, actor) => {
-        if (trust === undefined) trust = scope.container.isRegistered(TrustServiceToken, true) ? resolve(scope.container, TrustServiceToken) : null;
-        return trust ? trust.byDomain(caller, actor) : {};
-      },
-    };
+    const trust = optionalService(scope.container, TrustServiceToken);
+    const memberTrust: MemberTrust = { byDomain: async (caller, actor) => trust()?.byDomain(caller, actor) ?? {} };
     bindValue(scope.container, MemberTrustToken, memberTrust);
     for (const route of MEMBERS_ROUTES) scope.route(route);
     // ---- Blueprints: POST /v1/blueprints/materialize (blueprints/) ----
     scope.configTopic(blueprintSignersTopic);
     scope.configTopic(blueprintsAllowUnsignedTopic);
     const blueprints = new BlueprintService({
-      reader: resolve(scope.container, RecordReaderToken),
-      tools,
-      models,
-      config,
-      threadNamespace: (thread) => ingestor.threadNamespace(thread),
-      delegationRefusal: (caller) => {
-        // Looked up on first use: the auth plugin is optional and registers its policy in its own register().
-        if (delegation === undefined) delegation = scope.container.isRegistered(DelegationPolicyToken, true) ? resolve(scope.container, DelegationPolicyToken) : null;
-        return delegation ? delegation.refusal(caller) : null;
-      },
+      ...bounds,
       members,
       blueprints: scope.fold(blueprintRegistryFold),
-      instanceDid: resolve(scope.container, ServerInfo).instanceDid,
+      instanceDid,
     });
     bindValue(scope.container, BlueprintServiceToken, blueprints);
     for (const route of BLUEPRINT_ROUTES) scope.route(route);

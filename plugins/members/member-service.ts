@@ -12,7 +12,6 @@ import { actingDid, SYSTEM, type Caller } from '../../core/access/caller.js';
 import { isAdmin } from '../../core/access/scopes.js';
 import { token } from '../../core/di/token.js';
 import type { LogCriticalSection } from '../../core/engine/log-critical-section.js';
-import type { RecordReader } from '../../core/engine/record-reader.js';
 import type { RecordWriter } from '../../core/engine/record-writer.js';
 import { LoomError } from '../../core/errors/loom-error.js';
 import type { OwnFold } from '../../core/plugin/own-fold.js';

@@ -6,6 +6,7 @@
  * plugin has registered by then), so search need not be ordered before
  * members (declaring it would reorder the plugins, hence the OpenAPI paths).
  */
+import { optionalService } from '../optional-service.js';
 import { LocalRecordsToken } from '../../federation/index.js';
 import { KIND_MEMORY } from './memory.js';
 import { resolve, bindValue } from '../../../core/di/token.js';
@@ -16,7 +17,7 @@ import { RecordWriterToken } from '../../../core/engine/record-writer.js';
 import type { PluginScope } from '../../../core/plugin/plugin-scope.js';
 import { ServerInfo } from '../../../core/server/server-info.js';
 import { FindServiceToken } from '../../search/index.js';
-import { TrustServiceToken, type TrustService } from '../../trust/index.js';
+import { TrustServiceToken } from '../../trust/index.js';
 import type { MemberService } from '../member-service.js';
 import { BundleService, BundleServiceToken } from './bundle-service.js';
 import { memberMemoryFold } from './memory-fold.js';
@@ -31,12 +32,6 @@ import { listActorMemories } from './routes/list-actor-memories.js';
 
 export const MEMORY_ROUTES = [listActorMemories, addActorMemory, deleteActorMemory, exportActor, importActor] as const;
 
-/** Looks `find` up once, on first use: the plugin providing it may register after this one, or not at all. */
-function optional<T>(find: () => T | null): () => T | null {
-  let found: T | null | undefined;
-  return () => (found === undefined ? (found = find()) : found);
-}
-
 export function registerMemory(scope: PluginScope, members: MemberService): void {
   const container = scope.container;
   const memories = scope.fold(memberMemoryFold);
@@ -45,8 +40,8 @@ export function registerMemory(scope: PluginScope, members: MemberService): void
   if (container.isRegistered(LocalRecordsToken, true)) resolve(container, LocalRecordsToken).keep('members.memory', (record) => record.body['kind'] === KIND_MEMORY);
   const writer = resolve(container, RecordWriterToken);
   const instanceDid = resolve(container, ServerInfo).instanceDid;
-  const ranker = optional<MemoryRanker>(() => (container.isRegistered(FindServiceToken, true) ? resolve(container, FindServiceToken) : null));
-  const trust = optional<TrustService>(() => (container.isRegistered(TrustServiceToken, true) ? resolve(container, TrustServiceToken) : null));
+  const ranker: () => MemoryRanker | null = optionalService(container, FindServiceToken);
+  const trust = optionalService(container, TrustServiceToken);
   const memory = new MemoryService({ member: (did) => members.entry(did), memories, writer, sections: resolve(container, LogCriticalSectionToken), instanceDid, ranker });
   bindValue(container, MemoryServiceToken, memory);
   bindValue(container, BundleServiceToken, new BundleService({ memory, writer, instanceDid, trust, sha256Hex: nodeSha256Hex, now: resolve(container, ClockToken) }));
