@@ -207,6 +207,9 @@ for (const storage of ['sqlite', 'level'] as const) {
       expect(all.json.data).to.have.length(2);
       expect(all.json.has_more).to.equal(true);
       const next = await call('GET', `/v1/actors/roster?limit=1000&after=${encodeURIComponent(all.json.next_after)}`, admin);
+      // A credential with the coarse read scope (not an admin) sees every member too.
+      const asWriter = await call('GET', '/v1/actors/roster?limit=1000', writer);
+      expect(asWriter.json.count).to.equal(all.json.count);
       expect(2 + next.json.data.length).to.equal(all.json.count);
       const entry = [...all.json.data, ...next.json.data].find((e: { label: string; proposer: string }) => e.label === 'Reviewer' && e.proposer === writer.did);
       expect(entry).to.include({ object: 'roster_entry', adapter_kind: 'llm', enabled: true, model: 'claude-haiku-4-5' });

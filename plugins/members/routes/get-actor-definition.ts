@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { actingDid } from '../../../core/access/caller.js';
-import { isAdmin } from '../../../core/access/scopes.js';
+import { threadVisibility } from '../../../core/access/restriction.js';
+import { TH_ACTOR_REGISTRY } from '../../../core/records/reserved-threads.js';
 import { RecordReaderToken } from '../../../core/engine/record-reader.js';
 import { LoomError } from '../../../core/errors/loom-error.js';
 import { defineRoute } from '../../../core/plugin/route.js';
@@ -47,7 +48,7 @@ export const getActorDefinition = defineRoute({
   inject: { members: MemberServiceToken, reader: RecordReaderToken },
   handler: async ({ params, caller }, { members, reader }) => {
     const entry = members.entry(params.did);
-    const visible = entry !== null && (reader.restriction(caller) === undefined || isAdmin(caller.scopes) || entry.current.owner === actingDid(caller));
+    const visible = entry !== null && (threadVisibility(reader.restriction(caller), TH_ACTOR_REGISTRY) === 'all' || entry.current.owner === actingDid(caller));
     if (!entry || !visible) throw new LoomError('ACTOR_UNKNOWN', `no member ${params.did} that this credential may see`);
     const body = entry.current;
     const loop = body.work_loop;

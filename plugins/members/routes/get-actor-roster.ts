@@ -2,6 +2,8 @@ import { Type } from 'typebox';
 import { defineRoute } from '../../../core/plugin/route.js';
 import { RecordReaderToken } from '../../../core/engine/record-reader.js';
 import { actingDid } from '../../../core/access/caller.js';
+import { threadVisibility } from '../../../core/access/restriction.js';
+import { TH_ACTOR_REGISTRY } from '../../../core/records/reserved-threads.js';
 import { MemberServiceToken } from '../member-service.js';
 import { MemberTrustToken } from '../member-trust.js';
 
@@ -59,8 +61,9 @@ export const getActorRoster = defineRoute({
   errors: [],
   inject: { members: MemberServiceToken, reader: RecordReaderToken, trust: MemberTrustToken },
   handler: async ({ query, caller }, { members, reader, trust }) => {
-    const restricted = reader.restriction(caller) !== undefined;
-    let entries = restricted ? members.ownedBy(actingDid(caller)) : members.all();
+    // Whoever may read the whole registry thread sees every member; a caller confined to some threads or namespaces (grains) sees its own.
+    const seesAll = threadVisibility(reader.restriction(caller), TH_ACTOR_REGISTRY) === 'all';
+    let entries = seesAll ? members.all() : members.ownedBy(actingDid(caller));
     if (query.include_retired === false) entries = entries.filter((entry) => !entry.current.retired);
     const start = query.after === undefined ? 0 : firstAfter(entries.map((e) => e.did), query.after);
     const page = entries.slice(start, start + (query.limit ?? DEFAULT_LIMIT));
