@@ -27,7 +27,7 @@ export function registerRuns(scope: PluginScope, members: MemberService): void {
     members,
     runs: resolve(scope.container, MemberRunsIndexToken),
     clock: resolve(scope.container, ClockToken),
-    scanCeiling: () => ceiling() ?? RUN_SCAN_CEILING,
+    scanCeiling: () => ceiling()?.() ?? RUN_SCAN_CEILING,
   });
   scope.expose(RunServiceToken, runs);
   for (const route of RUNS_ROUTES) scope.route(route);

@@ -12,7 +12,7 @@ export const listRuns = defineRoute({
   auth: { scope: 'records:read' },
   request: { query: RunListQuery },
   responses: { 200: { description: 'A page of run rows.', schema: RunPageSchema } },
-  errors: ['INVALID_QUERY'],
+  errors: ['INVALID_SHAPE', 'INVALID_QUERY'],
   inject: { runs: RunServiceToken },
   handler: async ({ query, caller }, { runs }) => runs.list(caller, query),
 });
