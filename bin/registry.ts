@@ -47,6 +47,9 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: 'consent', load: async () => (await import('../cli/commands/federation/consent.js')).consent },
   { name: 'evals', load: async () => (await import('../cli/commands/members/evals.js')).evals },
   { name: 'blueprint', load: async () => (await import('../cli/commands/members/blueprint.js')).blueprint },
+  // ---- runs (read side) ----
+  { name: 'runs', load: async () => (await import('../cli/commands/members/runs.js')).runs },
+  // ---- end runs ----
 ];
 
 export function findCommand(name: string): CommandEntry | undefined {

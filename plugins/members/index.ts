@@ -43,6 +43,12 @@ import { blueprintSignersTopic, blueprintsAllowUnsignedTopic } from './blueprint
 import { materializeBlueprint } from './routes/materialize-blueprint.js';
 // ---- end Blueprints ----
 import { registerMemory } from './memory/register-memory.js';
+// ---- runs ----
+import { registerRuns } from './runs/register-runs.js';
+export { RUNS_ROUTES } from './runs/register-runs.js';
+export { RunServiceToken, RunScanCeilingToken, RUN_SCAN_CEILING, type RunService } from './runs/run-service.js';
+export { type RunRow } from './runs/run-row.js';
+// ---- end runs ----
 
 export { ToolRegistryToken, type ToolRegistry, type ToolDescriptor } from './tool-registry.js';
 export { MemberServiceToken, type MemberService } from './member-service.js';
@@ -131,6 +137,9 @@ export const membersPlugin = definePlugin({
     // --- end evals ---
     // ---- memory and export / import (plugins/members/memory/) ----
     registerMemory(scope, members);
+    // ---- runs, read side (plugins/members/runs/): GET /v1/runs*, /v1/actors/{did}/runs, /v1/actors/{did}/usage; after registerEvals ----
+    registerRuns(scope, members);
+    // ---- end runs ----
   },
 });
 

@@ -14,7 +14,7 @@ import type { ToolRegistry } from '../tool-registry.js';
 import { gradeWriterGate, suiteShapeGate } from './eval-gates.js';
 import { EvalService, EvalServiceToken } from './eval-service.js';
 import { memberGradesFold } from './grade-fold.js';
-import { memberRunsFold } from './run-index-fold.js';
+import { memberRunsFold, MemberRunsIndexToken } from './run-index-fold.js';
 import { getActorEvals } from './routes/get-actor-evals.js';
 import { scoreEvals } from './routes/score-evals.js';
 import { SubstanceGraderToken, type SubstanceGrader } from './substance-grader.js';
@@ -25,6 +25,7 @@ export const EVALS_ROUTES = [scoreEvals, getActorEvals] as const;
 export function registerEvals(scope: PluginScope, deps: { readonly members: MemberService; readonly tools: ToolRegistry }): void {
   const runs = scope.fold(memberRunsFold);
   const grades = scope.fold(memberGradesFold);
+  scope.expose(MemberRunsIndexToken, runs);
   scope.ingestGate(suiteShapeGate);
   scope.ingestGate(gradeWriterGate);
   // A grader is bound by another plugin (none is yet): looked up once every plugin has registered.

@@ -1,15 +1,21 @@
 /**
- * member_runs: every run on record, indexed by (member, definition), so
- * scoring finds the runs under a definition without scanning the log. A run
+ * member_runs: every run on record, indexed by (member, definition) and by
+ * member, so scoring finds the runs under a definition and the run doors
+ * (plugins/members/runs/) answer a run row without scanning the log. A run
  * is the first `core.work.run.v1` on its thread (the thread id is the run
  * id) naming a definition; it has ended once its member wrote a
- * `core.work.loop_outcome.v1` there. O(1) per record: a kind test, and for
- * the two kinds a map update. The work loop's run rows (GET /v1/runs) can
- * grow out of this fold or sit beside it.
+ * `core.work.loop_outcome.v1` there. Each entry also carries the tallies of
+ * the run row (spec §2.6): turns, spend and tokens, tool results, receipt
+ * times, the opening and closing bodies. Only the member's own records up
+ * to its first outcome count (run-records.ts), as in run-log.ts. O(1) per
+ * record: a kind test and a map lookup by thread.
  */
+import { token } from '../../../core/di/token.js';
 import type { Fold } from '../../../core/folds/fold.js';
+import type { OwnFold } from '../../../core/plugin/own-fold.js';
+import type { JsonObject } from '../../../core/records/json.js';
 import { isRecordId } from '../../../core/records/record-id.js';
-import { KIND_LOOP_OUTCOME, KIND_RUN } from './run-records.js';
+import { KIND_LOOP_OUTCOME, KIND_RUN, KIND_TOOL_RESULT, KIND_TURN } from './run-records.js';
 
 export const MEMBER_RUNS_FOLD = 'member_runs';
 
@@ -23,40 +29,100 @@ export interface RunEntry {
   readonly sequence: number;
   /** The outcome once ended (`completed`, `cancelled`, …), else null. */
   outcome: string | null;
+  /** The opening `core.work.run.v1` body, as written. */
+  readonly opening: JsonObject;
+  /** Receipt time of the opening record (Unix ms), null in inputs built by hand. */
+  readonly startedAt: number | null;
+  /** Receipt time of the outcome record. */
+  endedAt: number | null;
+  /** The member's `core.work.turn.v1` records before the outcome, and their sums. */
+  turns: number;
+  turnCostUsd: number;
+  inputTokens: number;
+  outputTokens: number;
+  /** The member's `core.work.tool_result.v1` records before the outcome, by `ok`. */
+  toolOk: number;
+  toolFailed: number;
+  /** The outcome body once ended. */
+  end: JsonObject | null;
 }
 
 export interface RunIndexState {
   runs: Map<string, RunEntry>;
   /** By `runKey(actor, definition)`, oldest first. */
   byDefinition: Map<string, RunEntry[]>;
+  /** By the member that ran, oldest first. */
+  byActor: Map<string, RunEntry[]>;
+  /** Every run, oldest first (the run list reads it from the end). */
+  order: RunEntry[];
 }
 
 export const runKey = (actor: string, definition: string): string => `${actor}\n${definition}`;
 
-function index(state: RunIndexState, entry: RunEntry): void {
-  state.runs.set(entry.thread, entry);
-  const key = runKey(entry.actor, entry.definition);
-  let list = state.byDefinition.get(key);
-  if (!list) state.byDefinition.set(key, (list = []));
+const finite = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) ? value : 0);
+
+function push<K>(map: Map<K, RunEntry[]>, key: K, entry: RunEntry): void {
+  let list = map.get(key);
+  if (!list) map.set(key, (list = []));
   list.push(entry);
 }
+
+function index(state: RunIndexState, entry: RunEntry): void {
+  state.runs.set(entry.thread, entry);
+  push(state.byDefinition, runKey(entry.actor, entry.definition), entry);
+  push(state.byActor, entry.actor, entry);
+  state.order.push(entry);
+}
+
+const empty = (): RunIndexState => ({ runs: new Map(), byDefinition: new Map(), byActor: new Map(), order: [] });
 
 export const memberRunsFold: Fold<RunIndexState, { runs: number; ended: number }> = {
   name: MEMBER_RUNS_FOLD,
   scope: 'global',
-  description: 'Runs on record by member and definition (the opening core.work.run.v1 of each run thread) and whether each has ended.',
+  description: 'Runs on record by member and definition (the opening core.work.run.v1 of each run thread), whether each has ended, and the tallies of its run row.',
   ignoresSystemThreads: true,
-  initial: () => ({ runs: new Map(), byDefinition: new Map() }),
-  apply(state, { record, sequence }) {
+  initial: empty,
+  apply(state, { record, sequence, createdAt }) {
     const kind = record.body['kind'];
     if (kind === KIND_RUN) {
       const definition = record.body['definition'];
       if (state.runs.has(record.thread) || !isRecordId(definition)) return state;
-      index(state, { thread: record.thread, id: record.id, actor: record.actor, definition, sequence, outcome: null });
-    } else if (kind === KIND_LOOP_OUTCOME) {
-      const entry = state.runs.get(record.thread);
-      // Only the member's own first outcome ends its run (run-records.ts).
-      if (entry && entry.outcome === null && record.actor === entry.actor) entry.outcome = typeof record.body['outcome'] === 'string' ? record.body['outcome'] : 'unknown';
+      index(state, {
+        thread: record.thread,
+        id: record.id,
+        actor: record.actor,
+        definition,
+        sequence,
+        outcome: null,
+        opening: record.body,
+        startedAt: createdAt ?? null,
+        endedAt: null,
+        turns: 0,
+        turnCostUsd: 0,
+        inputTokens: 0,
+        outputTokens: 0,
+        toolOk: 0,
+        toolFailed: 0,
+        end: null,
+      });
+      return state;
+    }
+    if (kind !== KIND_LOOP_OUTCOME && kind !== KIND_TURN && kind !== KIND_TOOL_RESULT) return state;
+    const entry = state.runs.get(record.thread);
+    // Only the member's own records before its first outcome count (run-records.ts): no one adds to someone else's run.
+    if (!entry || entry.outcome !== null || record.actor !== entry.actor) return state;
+    if (kind === KIND_TURN) {
+      entry.turns++;
+      entry.turnCostUsd += finite(record.body['cost_usd']);
+      entry.inputTokens += finite(record.body['input_tokens']);
+      entry.outputTokens += finite(record.body['output_tokens']);
+    } else if (kind === KIND_TOOL_RESULT) {
+      if (record.body['ok'] === true) entry.toolOk++;
+      else entry.toolFailed++;
+    } else {
+      entry.outcome = typeof record.body['outcome'] === 'string' ? record.body['outcome'] : 'unknown';
+      entry.end = record.body;
+      entry.endedAt = createdAt ?? null;
     }
     return state;
   },
@@ -66,12 +132,15 @@ export const memberRunsFold: Fold<RunIndexState, { runs: number; ended: number }
     return { runs: state.runs.size, ended };
   },
   checkpoint: {
-    version: 1,
-    save: (state) => [...state.runs.values()].sort((a, b) => a.sequence - b.sequence),
+    version: 2,
+    save: (state) => state.order,
     load: (saved) => {
-      const state: RunIndexState = { runs: new Map(), byDefinition: new Map() };
+      const state = empty();
       for (const entry of saved as RunEntry[]) index(state, { ...entry });
       return state;
     },
   },
 };
+
+/** The index's handle, shared with the run doors (plugins/members/runs/), which read the same fold. */
+export const MemberRunsIndexToken = token<OwnFold<RunIndexState>>('members.MemberRunsIndex');
