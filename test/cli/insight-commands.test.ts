@@ -12,7 +12,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runLoom, type CliRun } from '../helpers/cli-run.js';
+import { cliExpectations, runLoom, type CliRun } from '../helpers/cli-run.js';
 import { get, newThread, request } from '../helpers/http-server.js';
 import { startServer, type StartedServer } from '../helpers/start-server.js';
 
@@ -34,25 +34,7 @@ describe('loom trust, actors, fold and graph commands', function () {
 
   /** Runs the CLI against `url` (the server unless given) with an empty config file and no token. */
   const loom = (args: string[], url: string = server.url): Promise<CliRun> => runLoom(args, { url, config });
-  async function json(args: string[]): Promise<any> {
-    const result = await loom([...args, '--json']);
-    expect(result.code, `loom ${args.join(' ')}: ${result.stderr}`).to.equal(0);
-    return JSON.parse(result.stdout);
-  }
-  async function human(args: string[]): Promise<string> {
-    const result = await loom(args);
-    expect(result.code, `loom ${args.join(' ')}: ${result.stderr}`).to.equal(0);
-    expect(result.stdout, `loom ${args.join(' ')}: no trailing spaces`).not.to.match(/ +\n/);
-    return result.stdout;
-  }
-  /** A refusal: its exit status, one line on stderr, nothing on stdout and no stack trace. */
-  async function refused(args: string[], code: number): Promise<string> {
-    const result = await loom(args);
-    expect(result.code, `loom ${args.join(' ')}: ${result.stdout}`).to.equal(code);
-    expect(result.stderr).to.match(/^loom: /);
-    expect(result.stderr).not.to.contain('    at ');
-    return result.stderr;
-  }
+  const { json, human, refused } = cliExpectations((args: string[]) => loom(args));
   async function served(path: string): Promise<any> {
     const answer = await get(server.url, path);
     expect(answer.status, answer.text).to.equal(200);

@@ -9,7 +9,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bearer, bootstrapAdmin, createAccount, type Credential } from '../helpers/auth.js';
-import { runLoom, type CliRun } from '../helpers/cli-run.js';
+import { cliExpectations, runLoom, type CliRun } from '../helpers/cli-run.js';
 import { newThread, recordInput, request, startServer, type StartedServer } from '../helpers/http-server.js';
 import { memberToolsPlugin, TOOL_READ, TOOL_WRITE } from '../members/member-tools-plugin.js';
 import { DELIVERABLE, passingRun, step, type RunStep } from '../members/run-fixture.js';
@@ -26,24 +26,7 @@ describe('loom runs commands', function () {
   let running: string;
 
   const loom = (args: string[], token = reader.token): Promise<CliRun> => runLoom(args, { url: server.url, config, token });
-  async function json(args: string[]): Promise<any> {
-    const result = await loom([...args, '--json']);
-    expect(result.code, `loom ${args.join(' ')}: ${result.stderr}`).to.equal(0);
-    return JSON.parse(result.stdout);
-  }
-  async function human(args: string[]): Promise<string> {
-    const result = await loom(args);
-    expect(result.code, `loom ${args.join(' ')}: ${result.stderr}`).to.equal(0);
-    expect(result.stdout, `loom ${args.join(' ')}: no trailing spaces`).not.to.match(/ +\n/);
-    return result.stdout;
-  }
-  async function refused(args: string[], code: number): Promise<string> {
-    const result = await loom(args);
-    expect(result.code, `loom ${args.join(' ')}: ${result.stdout}`).to.equal(code);
-    expect(result.stderr).to.match(/^loom: /);
-    expect(result.stderr).not.to.contain('    at ');
-    return result.stderr;
-  }
+  const { json, human, refused } = cliExpectations((args: string[]) => loom(args));
   const post = async (who: Credential, path: string, json: unknown) => {
     const answer = await request(server.url, 'POST', path, { headers: bearer(who), json });
     expect(answer.status, answer.text).to.equal(201);
