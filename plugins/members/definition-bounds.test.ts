@@ -32,7 +32,7 @@ const noConfig: Config = { single: () => null, keyed: () => ({}), watch: () => (
 
 function deps(): BoundsDeps {
   const tools = new ToolRegistry();
-  for (const tool of TOOLS) tools.add({ ...tool, description: tool.name, inputSchema: Type.Object({}), readOnly: false, destructive: false, plugin: 'test' });
+  for (const tool of TOOLS) tools.add({ ...tool, description: tool.name, inputSchema: Type.Object({}), readOnly: false, destructive: false, plugin: 'test', run: async () => null });
   // The auth plugin's read-grain policy in miniature: grains confine reads to their threads (and namespaces).
   const reader = {
     restriction(caller: { scopes: readonly string[] }): FilterNode | undefined {

@@ -5,8 +5,28 @@
  * work loop calls the tools; this registry only says which exist.
  */
 import type { TSchema } from 'typebox';
+import type { Caller } from '../../core/access/caller.js';
 import type { Scope } from '../../core/access/scopes.js';
 import { token } from '../../core/di/token.js';
+import type { JsonObject, JsonValue } from '../../core/records/json.js';
+
+/** What a tool runs with: the member's own credential, never more. */
+export interface ToolContext {
+  /**
+   * The member's credential (plugins/work/member-caller.ts): a tool reads
+   * and writes through it, under the same gates and read policy as an HTTP
+   * client holding it, so a member never does more than its grant.
+   */
+  readonly caller: Caller;
+  /** The member's DID (the run's actor). */
+  readonly member: string;
+  /** The run's thread (the run id). */
+  readonly runThread: string;
+  /** The tool call's record id on the run thread: what a record the tool writes may cite as a parent. */
+  readonly callRecord: string;
+  /** Aborted when the run is cancelled or the server stops: a long tool gives up. */
+  readonly signal: AbortSignal;
+}
 
 export interface ToolDescriptor {
   /** snake_case, unique on the instance. */
@@ -21,6 +41,12 @@ export interface ToolDescriptor {
   readonly destructive: boolean;
   /** The plugin that contributed it. */
   readonly plugin: string;
+  /**
+   * Runs the tool on input already checked against `inputSchema`. Answers
+   * text or JSON the model reads; throws a LoomError (or any error) for a
+   * failed call, which the loop records as an error result the model sees.
+   */
+  run(input: JsonObject, context: ToolContext): Promise<JsonValue>;
 }
 
 export class ToolRegistry {
