@@ -23,6 +23,7 @@ import { rulesPlugin, type RulesOptions } from '../plugins/rules/index.js';
 import { fleetPlugin, type FleetOptions } from '../plugins/fleet/index.js';
 import { actorsPlugin } from '../plugins/actors/index.js';
 import { membersPlugin } from '../plugins/members/index.js';
+import { workPlugin, type WorkOptions } from '../plugins/work/index.js';
 import { foldsPlugin } from '../plugins/folds/index.js';
 import { graphPlugin } from '../plugins/graph/index.js';
 import { dataPlanePlugin, type DataPlaneOptions } from '../plugins/data-plane/index.js';
@@ -56,6 +57,8 @@ export interface ReferenceLoomOptions extends Omit<LoomOptions, 'store' | 'plugi
   readonly clock?: () => number;
   /** Options of the data plane (chunk size, upload lifetime, default quota, read-URL lifetimes). */
   readonly data?: Partial<DataPlaneOptions>;
+  /** Options of the work plugin (providers, admission ceiling, output ceiling, retry policy). */
+  readonly work?: Partial<WorkOptions>;
   /** Options of the search plugin (embedding batches and retries, HNSW parameters, find's file size cap). */
   readonly search?: Partial<SearchOptions>;
   /**
@@ -102,7 +105,7 @@ export async function persistedInstanceDid(dataDir: string): Promise<string> {
 }
 
 export async function createReferenceLoom(options: ReferenceLoomOptions = {}): Promise<Loom> {
-  const { storage = 'sqlite', plugins = [], ledger, auth, durability, rules, fleet, data, search, clock, federation = false, databaseUrl, databaseSchema, ...rest } = options;
+  const { storage = 'sqlite', plugins = [], ledger, auth, durability, rules, fleet, data, search, work, clock, federation = false, databaseUrl, databaseSchema, ...rest } = options;
   const dataDir = resolvePath(options.dataDir ?? './data');
   await mkdir(dataDir, { recursive: true });
   const key = federation === false ? null : await InstanceKey.loadOrCreate(instanceKeyDir(dataDir));
@@ -125,6 +128,7 @@ export async function createReferenceLoom(options: ReferenceLoomOptions = {}): P
       graphPlugin,
       actorsPlugin,
       membersPlugin,
+      { plugin: workPlugin, options: work ?? {} },
       { plugin: dataPlanePlugin, options: data ?? {} },
       { plugin: searchPlugin, options: search ?? {} },
       metricsPlugin,

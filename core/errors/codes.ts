@@ -62,6 +62,11 @@ export const ERROR_CATALOGUE = {
   ADMISSION_CEILING: { status: 503 },
   // Status not shown: 503, the service cannot run a loop until a provider is configured.
   WORK_NO_PROVIDER: { status: 503 },
+  // The spec shows these only as preview `denial_reason` values; a start past a daily cap is refused with them, 429 (try again tomorrow).
+  // Not in the spec: a message to a run that already has its outcome; a new run reads the old one's thread instead.
+  RUN_ENDED: { status: 409 },
+  WORK_DAILY_CAP_EXCEEDED: { status: 429 },
+  WORK_DAILY_COUNT_EXCEEDED: { status: 429 },
   // Decision refusals, status not shown: 400, the request names a choice the ask does not allow.
   BAD_OPTION: { status: 400 },
   OTHER_NOT_ALLOWED: { status: 400 },

@@ -39,6 +39,9 @@ import { queryRecords } from './routes/query-records.js';
 import { watchThread } from './routes/watch-thread.js';
 
 export { LedgerOptions, LedgerOptionsToken } from './config.js';
+// The thread-watch feed and its cap, for other plugins' streams of one thread (a run's stream).
+export { watchThread as openThreadWatch } from './thread-watch.js';
+export { WatchSlotsToken, type WatchSlots } from './watch-slots.js';
 
 export const LEDGER_ROUTES = [
   getHealth,
@@ -77,9 +80,10 @@ export const ledgerPlugin = definePlugin({
   version: '1.0.0',
   options: LedgerOptions,
   register(scope, options) {
-    bindValue(scope.container, LedgerOptionsToken, options);
+    scope.expose(LedgerOptionsToken, options);
     const watchers = new WatchSlots(options.maxWatchers);
-    bindValue(scope.container, WatchSlotsToken, watchers);
+    // Shared with other plugins' feeds of one thread (a run's stream): one cap over every open feed.
+    scope.expose(WatchSlotsToken, watchers);
     scope.describe('health', 'watchers', () => ({ open: watchers.open, max: watchers.max }));
     const consumers = resolve(scope.container, ConsumerRegistryToken);
     scope.describe('health', 'consumers', () => consumers.list());

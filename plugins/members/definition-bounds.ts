@@ -13,6 +13,7 @@ import { isAdmin, scopeWithin } from '../../core/access/scopes.js';
 import type { Config } from '../../core/folds/config/config-topic.js';
 import { LoomError } from '../../core/errors/loom-error.js';
 import type { RecordReader } from '../../core/engine/record-reader.js';
+import { token } from '../../core/di/token.js';
 import { isThreadId } from '../../core/records/thread-id.js';
 import { KIND_PROMPT, promptRecordId, type DefinitionFields } from './definition.js';
 import type { ModelCatalog } from './model-catalog.js';
@@ -32,6 +33,9 @@ export interface BoundsDeps {
   /** The namespace a thread's records are in (undefined: an empty thread). */
   readonly threadNamespace: (thread: string) => Promise<string | undefined>;
 }
+
+/** The define bounds' dependencies, for doors that check a definition they do not install (a run's one-off trial). */
+export const MemberBoundsToken = token<BoundsDeps>('members.MemberBounds');
 
 /** Bounded: a credential that is not an operator's (admin) credential. */
 export function isBounded(caller: Caller): boolean {

@@ -17,7 +17,7 @@ import { definePlugin } from '../../core/plugin/plugin.js';
 import { ServerInfo } from '../../core/server/server-info.js';
 import { TrustServiceToken } from '../trust/index.js';
 import { DelegationPolicyToken } from '../auth/index.js';
-import type { BoundsDeps } from './definition-bounds.js';
+import { MemberBoundsToken, type BoundsDeps } from './definition-bounds.js';
 import { optionalService } from './optional-service.js';
 import { memberRegistryFold } from './member-registry-fold.js';
 import { MemberService, MemberServiceToken } from './member-service.js';
@@ -47,7 +47,9 @@ import { registerMemory } from './memory/register-memory.js';
 import { registerRuns } from './runs/register-runs.js';
 export { RUNS_ROUTES } from './runs/register-runs.js';
 export { RunServiceToken, RunScanCeilingToken, RUN_SCAN_CEILING, type RunService } from './runs/run-service.js';
-export { type RunRow } from './runs/run-row.js';
+export { type RunRow, RunRowSchema } from './runs/run-row.js';
+export { RunThreadParams, ActorDidParams } from './runs/schemas.js';
+export { MemberRunsIndexToken, type RunEntry, type RunIndexState } from './evals/run-index-fold.js';
 // ---- end runs ----
 
 export { ToolRegistryToken, type ToolRegistry, type ToolDescriptor } from './tool-registry.js';
@@ -56,7 +58,9 @@ export { ModelCatalogToken } from './model-catalog-token.js';
 export { type PricedModel, DEFAULT_MODELS, modelsTopic } from './model-catalog.js';
 export { TIER_CAPS, actorTierTopic, tierOf, type Tier, type TierCaps } from './tiers.js';
 export { memberDid } from './member-did.js';
-export { KIND_DEFINITION, KIND_PROMPT, type DefinitionBody, type DefinitionFields } from './definition.js';
+export { KIND_DEFINITION, KIND_PROMPT, WorkLoopSchema, definitionFields, promptRecordId, type DefinitionBody, type DefinitionFields, type WorkLoop } from './definition.js';
+export { MemberBoundsToken, checkDefinition, isBounded, type BoundsDeps } from './definition-bounds.js';
+export { ModelCatalog } from './model-catalog.js';
 export { MEMBER_REGISTRY_FOLD, type MemberEntry, type MemberRegistryState } from './member-registry-fold.js';
 export { MEMORY_ROUTES } from './memory/register-memory.js';
 export { KIND_MEMORY, MEMORY_TYPES, type MemoryType } from './memory/memory.js';
@@ -89,7 +93,7 @@ export const membersPlugin = definePlugin({
     scope.configTopic(actorTierTopic);
     const config = resolve(scope.container, Config);
     const models = new ModelCatalog(config);
-    bindValue(scope.container, ModelCatalogToken, models);
+    scope.expose(ModelCatalogToken, models);
     const registry = scope.fold(memberRegistryFold);
     const ingestor = resolve(scope.container, IngestorToken);
     const delegation = optionalService(scope.container, DelegationPolicyToken);
@@ -101,6 +105,7 @@ export const membersPlugin = definePlugin({
       threadNamespace: (thread) => ingestor.threadNamespace(thread),
       delegationRefusal: (caller) => delegation()?.refusal(caller) ?? null,
     };
+    scope.expose(MemberBoundsToken, bounds);
     const instanceDid = resolve(scope.container, ServerInfo).instanceDid;
     const members = new MemberService({
       ...bounds,

@@ -13,15 +13,21 @@ export type Tier = 'trial' | 'paid' | 'team' | 'operator';
 
 export interface TierCaps {
   readonly max_turns: number | null;
+  /** Wall time of one run, in seconds. */
+  readonly wall_clock_secs: number | null;
+  /** Input and output tokens of one run. */
+  readonly token_budget: number | null;
+  /** A run's budget when its member sets none. */
+  readonly default_budget_usd: number | null;
   readonly daily_cost_cap_usd: number | null;
   readonly daily_loop_cap: number | null;
 }
 
 export const TIER_CAPS: Readonly<Record<Tier, TierCaps>> = {
-  trial: { max_turns: 20, daily_cost_cap_usd: 5, daily_loop_cap: 50 },
-  paid: { max_turns: 50, daily_cost_cap_usd: 50, daily_loop_cap: 500 },
-  team: { max_turns: 100, daily_cost_cap_usd: 200, daily_loop_cap: 2_000 },
-  operator: { max_turns: null, daily_cost_cap_usd: null, daily_loop_cap: null },
+  trial: { max_turns: 20, wall_clock_secs: 600, token_budget: 400_000, default_budget_usd: 1, daily_cost_cap_usd: 5, daily_loop_cap: 50 },
+  paid: { max_turns: 50, wall_clock_secs: 1_800, token_budget: 2_000_000, default_budget_usd: 5, daily_cost_cap_usd: 50, daily_loop_cap: 500 },
+  team: { max_turns: 100, wall_clock_secs: 3_600, token_budget: 8_000_000, default_budget_usd: 20, daily_cost_cap_usd: 200, daily_loop_cap: 2_000 },
+  operator: { max_turns: null, wall_clock_secs: null, token_budget: null, default_budget_usd: null, daily_cost_cap_usd: null, daily_loop_cap: null },
 };
 
 export const actorTierTopic = defineConfigTopic({

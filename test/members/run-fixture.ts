@@ -7,6 +7,7 @@
 import type { Act } from '../../core/records/acts.js';
 import type { JsonObject } from '../../core/records/json.js';
 import { makeRecord, type LoomRecord } from '../../core/records/record.js';
+import { TOOL_READ, TOOL_WRITE } from './member-tools-plugin.js';
 import { KIND_LOOP_OUTCOME, KIND_RUN, KIND_TOOL_CALL, KIND_TOOL_RESULT, KIND_TURN } from '../../plugins/members/evals/run-records.js';
 
 /** One record of a run; `actor` defaults to the member. */
@@ -56,14 +57,14 @@ export const step = {
   }),
 };
 
-/** A run passing every structure check of a case expecting `read_thread` then `write_note`. */
+/** A run passing every structure check of a case expecting TOOL_READ then TOOL_WRITE. */
 export function passingRun(definition: string, tags: string[] = []): RunStep[] {
   return [
-    step.open({ definition, tags, tools: ['read_thread', 'write_note'] }),
+    step.open({ definition, tags, tools: [TOOL_READ, TOOL_WRITE] }),
     step.turn(1),
-    step.call('c1', 'read_thread', { thread: 'th_x' }),
+    step.call('c1', TOOL_READ, { thread: 'th_x' }),
     step.result('c1'),
-    step.call('c2', 'write_note', { thread: 'th_x' }),
+    step.call('c2', TOOL_WRITE, { thread: 'th_x' }),
     step.result('c2'),
     step.turn(2),
     step.write(),

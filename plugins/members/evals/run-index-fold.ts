@@ -25,7 +25,8 @@ export interface RunEntry {
   /** Its opening record id. */
   readonly id: string;
   readonly actor: string;
-  readonly definition: string;
+  /** The definition record the run is under; null for a person's own loop (POST /v1/work/loop), which runs under none. */
+  readonly definition: string | null;
   readonly sequence: number;
   /** The outcome once ended (`completed`, `cancelled`, …), else null. */
   outcome: string | null;
@@ -69,7 +70,7 @@ function push<K>(map: Map<K, RunEntry[]>, key: K, entry: RunEntry): void {
 
 function index(state: RunIndexState, entry: RunEntry): void {
   state.runs.set(entry.thread, entry);
-  push(state.byDefinition, runKey(entry.actor, entry.definition), entry);
+  if (entry.definition !== null) push(state.byDefinition, runKey(entry.actor, entry.definition), entry);
   push(state.byActor, entry.actor, entry);
   state.order.push(entry);
 }
@@ -86,12 +87,12 @@ export const memberRunsFold: Fold<RunIndexState, { runs: number; ended: number }
     const kind = record.body['kind'];
     if (kind === KIND_RUN) {
       const definition = record.body['definition'];
-      if (state.runs.has(record.thread) || !isRecordId(definition)) return state;
+      if (state.runs.has(record.thread) || (definition !== null && !isRecordId(definition))) return state;
       index(state, {
         thread: record.thread,
         id: record.id,
         actor: record.actor,
-        definition,
+        definition: definition ?? null,
         sequence,
         outcome: null,
         opening: record.body,
@@ -132,7 +133,7 @@ export const memberRunsFold: Fold<RunIndexState, { runs: number; ended: number }
     return { runs: state.runs.size, ended };
   },
   checkpoint: {
-    version: 2,
+    version: 3,
     save: (state) => state.order,
     load: (saved) => {
       const state = empty();

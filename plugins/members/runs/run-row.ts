@@ -29,7 +29,7 @@ export const RunRowSchema = Type.Object(
     goal: Type.String(),
     source_thread: Nullable(Type.String()),
     domain: Nullable(Type.String()),
-    definition: Type.String({ description: 'The definition record id the run is under.' }),
+    definition: Type.Union([Type.String(), Type.Null()], { description: 'The definition record id the run is under; null for a person’s own loop (POST /v1/work/loop).' }),
     prompt: Nullable(Type.String()),
     frame: Nullable(Type.String()),
     state: RunStateSchema,

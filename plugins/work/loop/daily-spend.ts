@@ -1,0 +1,46 @@
+/**
+ * A member's spend today against its daily cost cap, with the calls in
+ * flight reserved: the check and the reservation happen in one synchronous
+ * step, so of several concurrent runs of one member only one can take the
+ * last cent. Spend on record comes from the run index (the turns' own
+ * `cost_usd`); a reservation is released once its turn is recorded (and so
+ * counted there) or the call failed.
+ */
+export interface Reservation {
+  readonly tokens: number;
+  readonly release: () => void;
+}
+
+export class DailySpend {
+  private readonly reserved = new Map<string, number>();
+
+  constructor(private readonly spentToday: (actor: string) => number) {}
+
+  /** Reserved and not yet released, for an actor (tests, the preview). */
+  inFlight(actor: string): number {
+    return this.reserved.get(actor) ?? 0;
+  }
+
+  /**
+   * `fit` is given the room left under the cap (null: no cap) and answers
+   * the call's output tokens and the USD to reserve for it, or null when
+   * nothing fits.
+   */
+  reserve(actor: string, cap: number | null, fit: (room: number | null) => { tokens: number; usd: number } | null): Reservation | null {
+    const room = cap === null ? null : cap - this.spentToday(actor) - this.inFlight(actor);
+    const sized = fit(room);
+    if (!sized) return null;
+    this.reserved.set(actor, this.inFlight(actor) + sized.usd);
+    let released = false;
+    return {
+      tokens: sized.tokens,
+      release: () => {
+        if (released) return;
+        released = true;
+        const left = this.inFlight(actor) - sized.usd;
+        if (left <= 1e-12) this.reserved.delete(actor);
+        else this.reserved.set(actor, left);
+      },
+    };
+  }
+}

@@ -1,0 +1,318 @@
+/**
+ * Drives one run from wherever its thread says it stands to its outcome:
+ * runs the last turn's calls that have no result yet, checks the ceilings,
+ * asks the model for the next turn (its output ceiling clamped to what the
+ * budgets leave), records the turn and its calls, and repeats. Every step
+ * is a record written before the next begins, so a server killed at any
+ * point resumes from the thread: a call with a result is never run again,
+ * a turn not on record is asked for again (the interrupted model call,
+ * retried once).
+ *
+ * Ceilings end a run with a recorded outcome, never an exception. A cancel
+ * (a `core.work.loop_cancel.v1` on the thread, or the engine's abort) stops
+ * the provider stream through its abort signal; a server stopping aborts
+ * without an outcome, so the next start resumes the run.
+ */
+import { SYSTEM } from '../../../core/access/caller.js';
+import { LoomError } from '../../../core/errors/loom-error.js';
+import type { RecordReader } from '../../../core/engine/record-reader.js';
+import type { RecordWriter } from '../../../core/engine/record-writer.js';
+import type { JsonObject, JsonValue } from '../../../core/records/json.js';
+import type { Logger } from '../../../core/plugin/logger.js';
+import type { StoredRecord } from '../../../storage/contract/stored-record.js';
+import { KIND_LOOP_OUTCOME, KIND_TOOL_CALL, KIND_TOOL_RESULT, KIND_TURN, runStateOf, type Outcome, type PricedModel, type ToolRegistry } from '../../members/index.js';
+import { ProviderError, type ModelProviders, type ModelRequest, type ModelTurn, type ToolSpec } from '../providers/index.js';
+import { ceilingsOf, type RunCeilings } from './ceilings.js';
+import { conversation } from './conversation.js';
+import { callerOf, grantOf } from './run-grant.js';
+import { pendingCalls, readRun, type RunState } from './run-state.js';
+import type { DailySpend } from './daily-spend.js';
+import { guardrail, runTool } from './tool-runner.js';
+import { GUARDRAIL_THRESHOLD, KIND_COERCION, KIND_GUARDRAIL, KIND_PROVIDER_ERROR, type BudgetKind, type CoercionReason } from './work-kinds.js';
+
+/** Output ceiling of one call when no budget is tighter. */
+export const DEFAULT_MAX_OUTPUT_TOKENS = 8_192;
+
+/** Why a run's abort signal fired. */
+export type StopReason = 'cancel' | 'shutdown' | 'wall_clock';
+
+export interface DriverDeps {
+  readonly reader: RecordReader;
+  readonly writer: RecordWriter;
+  readonly providers: () => ModelProviders;
+  readonly model: (id: string) => PricedModel | undefined;
+  readonly tools: ToolRegistry;
+  readonly spend: DailySpend;
+  readonly clock: () => number;
+  readonly log: Logger;
+  /** The system prompt's words (the prompt record's text), or null. */
+  readonly promptText: (promptRecordId: string | null) => Promise<string | null>;
+  readonly maxOutputTokens?: number;
+}
+
+interface Ending {
+  readonly outcome: Outcome;
+  readonly budgetKind?: BudgetKind | null;
+  readonly summary?: string | null;
+  readonly extra?: JsonObject;
+}
+
+const estimateTokens = (chars: number): number => Math.ceil(chars / 4);
+
+export class RunDriver {
+  private records: StoredRecord[] = [];
+  private state: RunState | null = null;
+  /** Set by the engine: why `signal` fired. */
+  stopReason: StopReason | null = null;
+
+  constructor(
+    readonly thread: string,
+    private readonly deps: DriverDeps,
+    private readonly signal: AbortSignal,
+  ) {}
+
+  /** Drives the run to its outcome, or until the signal fires for a shutdown. Never throws for the run's own failures. */
+  async drive(): Promise<void> {
+    for (;;) {
+      const state = await this.refresh();
+      if (!state || state.outcome) return;
+      if (this.stopReason === 'shutdown') return;
+      if (state.cancel || this.stopReason === 'cancel') return void (await this.end(state, { outcome: 'cancelled', summary: state.cancel?.reason ?? null }));
+      const ending = await this.step(state);
+      if (ending) return void (await this.end(await this.refresh() ?? state, ending));
+    }
+  }
+
+  /** Reads the records written since the last read and rebuilds the run's state. */
+  private async refresh(): Promise<RunState | null> {
+    const after = this.records.at(-1)?.sequence ?? 0;
+    for await (const stored of this.deps.reader.records(SYSTEM, this.thread, { after })) this.records.push(stored);
+    this.state = readRun(this.records);
+    return this.state;
+  }
+
+  /** One step: the pending calls, else the completion rule, else the ceilings and one model turn. Answers an ending, or null to go on. */
+  private async step(state: RunState): Promise<Ending | null> {
+    const pending = pendingCalls(state);
+    if (pending.length > 0) return this.runCalls(state);
+    const last = state.turns.at(-1);
+    if (last && last.calls.length === 0) {
+      if (last.stopReason === 'refusal') {
+        await this.coerce(state, 'precondition_failed', `the model declined: ${last.text.slice(0, 500)}`);
+        return { outcome: 'blocked', summary: last.text.slice(0, 2_000) || null, extra: { coercion_reason: 'precondition_failed' } };
+      }
+      // The completion rule: a turn without tool calls ends the run, unless it was cut off (it then goes on).
+      if (last.stopReason !== 'max_tokens' && last.rawStopReason !== 'pause_turn' && last.messagesAfter.length === 0) return { outcome: 'completed', summary: last.text.slice(0, 2_000) || null };
+    }
+    const ceilings = ceilingsOf(state.opening);
+    if (ceilings.max_turns !== null && state.turns.length >= ceilings.max_turns) return { outcome: 'max_turns' };
+    if (this.overWallClock(state, ceilings)) return { outcome: 'budget_exhausted', budgetKind: 'wall_clock' };
+    return this.modelTurn(state, ceilings);
+  }
+
+  private overWallClock(state: RunState, ceilings: RunCeilings): boolean {
+    return ceilings.wall_clock_secs !== null && this.deps.clock() - state.startedAt >= ceilings.wall_clock_secs * 1000;
+  }
+
+  private async runCalls(state: RunState): Promise<Ending | null> {
+    const grant = grantOf(state.opening);
+    const granted = Array.isArray(state.opening['tools']) ? (state.opening['tools'] as unknown[]).filter((name): name is string => typeof name === 'string') : [];
+    for (const call of pendingCalls(state)) {
+      if (this.signal.aborted) return null;
+      const verdict = guardrail(state, call);
+      if (verdict.verdict !== 'run') {
+        await this.write('KNOW', { kind: KIND_GUARDRAIL, verdict: verdict.verdict, tool: call.tool, args_hash: verdict.argsHash, key: verdict.key, count: verdict.count, threshold: GUARDRAIL_THRESHOLD }, [call.id]);
+        if (verdict.verdict === 'halt') return { outcome: 'guardrail_halt', extra: { tool: call.tool, args_hash: verdict.argsHash, count: verdict.count, threshold: GUARDRAIL_THRESHOLD } };
+        await this.result(call.id, call.callId, { ok: false, output: null, error: { code: 'GUARDRAIL_BLOCKED', message: `this exact call failed ${verdict.count} times; it was not run. Change the input or take another approach.` }, durationMs: 0 });
+        state = (await this.refresh())!;
+        continue;
+      }
+      if (!grant) {
+        await this.result(call.id, call.callId, { ok: false, output: null, error: { code: 'TOOL_NOT_GRANTED', message: 'this run carries no grant to run tools with' }, durationMs: 0 });
+        continue;
+      }
+      const outcome = await runTool(this.deps.tools, granted, call, { caller: callerOf(grant), member: state.actor, runThread: this.thread, signal: this.signal });
+      // A call interrupted by a stop is run again after the restart (its result was never recorded), not recorded as failed.
+      if (this.signal.aborted && this.stopReason === 'shutdown') return null;
+      await this.result(call.id, call.callId, outcome);
+      state = (await this.refresh())!;
+    }
+    return null;
+  }
+
+  private async result(callRecord: string, callId: string, outcome: { ok: boolean; output: JsonValue; error: { code: string; message: string } | null; durationMs: number }): Promise<void> {
+    await this.write('KNOW', { kind: KIND_TOOL_RESULT, call_id: callId, ok: outcome.ok, output: outcome.output, error: outcome.error, duration_ms: outcome.durationMs }, [callRecord]);
+  }
+
+  private async modelTurn(state: RunState, ceilings: RunCeilings): Promise<Ending | null> {
+    const modelId = typeof state.opening['model'] === 'string' ? state.opening['model'] : '';
+    const model = this.deps.model(modelId);
+    const adapter = model ? this.deps.providers().get(model.provider) : undefined;
+    if (!model || !adapter) {
+      await this.write('KNOW', { kind: KIND_PROVIDER_ERROR, turn: state.turns.length + 1, attempt: 1, final: true, provider: model?.provider ?? null, type: 'no_provider', status: null, code: null, retry_after_ms: null, request_id: null, message: model ? `no ${model.provider} provider is configured on this instance` : `model ${modelId} is not in the catalog` }, [state.lastOwnId]);
+      return { outcome: 'failed', summary: 'no provider for the run\'s model' };
+    }
+    const request = await this.request(state, model.id);
+    const clamp = this.clamp(state, ceilings, model, request);
+    if ('exhausted' in clamp) return { outcome: 'budget_exhausted', budgetKind: clamp.exhausted };
+    const turnNumber = state.turns.length + 1;
+    let answer: ModelTurn;
+    const retries: Promise<unknown>[] = [];
+    try {
+      answer = await adapter.complete(
+        { ...request, maxTokens: clamp.maxTokens },
+        {
+          signal: this.signal,
+          onRetry: (notice) => {
+            retries.push(this.write('KNOW', { kind: KIND_PROVIDER_ERROR, turn: turnNumber, attempt: notice.attempt, final: false, retry_in_ms: notice.delayMs, ...notice.error.toJSON() }, [state.lastOwnId]).catch(() => undefined));
+          },
+        },
+      );
+    } catch (error) {
+      clamp.release();
+      await Promise.all(retries);
+      if (this.signal.aborted) {
+        if (this.stopReason === 'wall_clock') return { outcome: 'budget_exhausted', budgetKind: 'wall_clock' };
+        if (this.stopReason === 'cancel') return { outcome: 'cancelled' };
+        return null;
+      }
+      const failure = error instanceof ProviderError ? error : new ProviderError(model.provider, 'client_error', error instanceof Error ? error.message : String(error));
+      await this.write('KNOW', { kind: KIND_PROVIDER_ERROR, turn: turnNumber, attempt: 1, final: true, ...failure.toJSON() }, [state.lastOwnId]);
+      return { outcome: 'failed', summary: `provider error: ${failure.type}` };
+    }
+    await Promise.all(retries);
+    const usage = answer.usage ?? { inputTokens: clamp.estimatedInput, outputTokens: estimateTokens(answer.text.length + JSON.stringify(answer.toolCalls).length), cacheReadTokens: 0, cacheWriteTokens: 0 };
+    const cost = (usage.inputTokens * model.input_usd_per_mtok + usage.outputTokens * model.output_usd_per_mtok) / 1_000_000;
+    const parents = state.turns.at(-1)?.calls.map((call) => call.result?.id ?? call.id) ?? [];
+    try {
+      const turn = await this.write(
+        'DO',
+        {
+          kind: KIND_TURN,
+          turn: turnNumber,
+          resolution_path: `provider:${model.provider}/${model.id}`,
+          model: answer.model,
+          text: answer.text,
+          stop_reason: answer.stopReason,
+          raw_stop_reason: answer.rawStopReason,
+          input_tokens: usage.inputTokens,
+          output_tokens: usage.outputTokens,
+          cache_read_tokens: usage.cacheReadTokens,
+          cache_write_tokens: usage.cacheWriteTokens,
+          usage_reported: answer.usage !== null,
+          cost_usd: cost,
+          price: { input_usd_per_mtok: model.input_usd_per_mtok, output_usd_per_mtok: model.output_usd_per_mtok },
+          max_tokens: clamp.maxTokens,
+          request_id: answer.requestId,
+        },
+        parents.length > 0 ? parents : [state.lastOwnId],
+      );
+      for (const call of answer.toolCalls) {
+        await this.write(
+          'CALL',
+          {
+            kind: KIND_TOOL_CALL,
+            call_id: call.id,
+            tool: call.name,
+            input: call.input as JsonObject,
+            turn: turnNumber,
+            ...(call.inputError === undefined ? {} : { input_error: call.inputError }),
+            ...(call.rawInput === undefined ? {} : { raw_input: call.rawInput }),
+          },
+          [turn],
+        );
+      }
+    } finally {
+      clamp.release();
+    }
+    return null;
+  }
+
+  private async request(state: RunState, model: string): Promise<Omit<ModelRequest, 'maxTokens'>> {
+    const granted = Array.isArray(state.opening['tools']) ? (state.opening['tools'] as unknown[]).filter((name): name is string => typeof name === 'string') : [];
+    const tools: ToolSpec[] = [];
+    for (const name of granted) {
+      const tool = this.deps.tools.get(name);
+      if (tool) tools.push({ name: tool.name, description: tool.description, inputSchema: tool.inputSchema as unknown as Record<string, unknown> });
+    }
+    const prompt = await this.deps.promptText(typeof state.opening['prompt'] === 'string' ? state.opening['prompt'] : null);
+    const system = typeof state.opening['system'] === 'string' ? state.opening['system'] : null;
+    return { model, system: [prompt, system].filter((part): part is string => !!part).join('\n\n') || null, messages: conversation(state), tools };
+  }
+
+  /**
+   * The call's output ceiling: what the token budget, the run's budget and
+   * the member's daily cap leave after the estimated input, reserved against
+   * the daily cap until the turn is recorded (so two runs of one member never
+   * both spend the last cent). Exhausted when nothing is left.
+   */
+  private clamp(state: RunState, ceilings: RunCeilings, model: PricedModel, request: Omit<ModelRequest, 'maxTokens'>): { maxTokens: number; estimatedInput: number; release: () => void } | { exhausted: BudgetKind } {
+    const previous = state.turns.length > 0 ? this.lastTurnTokens() : 0;
+    const newChars = JSON.stringify(request.messages.slice(-2)).length + (state.turns.length === 0 ? JSON.stringify(request.tools).length + (request.system?.length ?? 0) : 0);
+    const estimatedInput = previous + estimateTokens(newChars);
+    let maxTokens = this.deps.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS;
+    const inputUsd = (estimatedInput * model.input_usd_per_mtok) / 1_000_000;
+    const outputTokensFor = (usd: number) => (model.output_usd_per_mtok > 0 ? Math.floor((usd * 1_000_000) / model.output_usd_per_mtok) : Number.POSITIVE_INFINITY);
+    if (ceilings.token_budget !== null) {
+      const left = ceilings.token_budget - state.inputTokens - state.outputTokens - estimatedInput;
+      if (left < 1) return { exhausted: 'tokens' };
+      maxTokens = Math.min(maxTokens, left);
+    }
+    if (ceilings.budget_usd !== null) {
+      const left = outputTokensFor(ceilings.budget_usd - state.spentUsd - inputUsd);
+      if (left < 1) return { exhausted: 'cost' };
+      maxTokens = Math.min(maxTokens, left);
+    }
+    const reservation = this.deps.spend.reserve(state.actor, ceilings.daily_cost_cap_usd, (room) => {
+      const left = room === null ? maxTokens : Math.min(maxTokens, outputTokensFor(room - inputUsd));
+      return left < 1 ? null : { tokens: left, usd: inputUsd + (left * model.output_usd_per_mtok) / 1_000_000 };
+    });
+    if (!reservation) return { exhausted: 'daily_cost' };
+    return { maxTokens: reservation.tokens, estimatedInput, release: reservation.release };
+  }
+
+  /** Input plus output tokens of the last turn: the next call's input is at least that. */
+  private lastTurnTokens(): number {
+    for (let i = this.records.length - 1; i >= 0; i--) {
+      const body = this.records[i]!.record.body;
+      if (body['kind'] === KIND_TURN && this.records[i]!.record.actor === this.state?.actor) return Number(body['input_tokens'] ?? 0) + Number(body['output_tokens'] ?? 0);
+    }
+    return 0;
+  }
+
+  private async coerce(state: RunState, reason: CoercionReason, narrative: string): Promise<void> {
+    await this.write('KNOW', { kind: KIND_COERCION, reason, narrative }, [state.lastOwnId]);
+  }
+
+  private async end(state: RunState, ending: Ending): Promise<void> {
+    if (state.outcome) return;
+    const body: JsonObject = {
+      kind: KIND_LOOP_OUTCOME,
+      outcome: ending.outcome,
+      success: ending.outcome === 'completed',
+      state: runStateOf(ending.outcome),
+      turns: state.turns.length,
+      spent_usd: state.spentUsd,
+      input_tokens: state.inputTokens,
+      output_tokens: state.outputTokens,
+      budget_kind: ending.budgetKind ?? null,
+      summary: ending.summary ?? null,
+      ...(state.cancel ? { cancelled_by: state.cancel.by, cancel: state.cancel.id } : {}),
+      ...(ending.extra ?? {}),
+    };
+    try {
+      await this.write('KNOW', body, [state.lastOwnId]);
+    } catch (error) {
+      this.deps.log.log('warn', 'run outcome not written', { thread: this.thread, outcome: ending.outcome, error: error instanceof Error ? error.message : String(error) });
+      throw error;
+    }
+  }
+
+  /** Writes one of the run's own records, as the member (the engine's own write, through the ingest gates). */
+  private async write(act: string, body: JsonObject, parents: readonly string[]): Promise<string> {
+    const actor = this.state?.actor;
+    if (!actor) throw new LoomError('INTERNAL', 'the run has no opening record');
+    const { stored } = await this.deps.writer.appendAs(SYSTEM, { thread: this.thread, act, actor, plugin: 'work', body, parents });
+    return stored.record.id;
+  }
+}

@@ -1,0 +1,141 @@
+/**
+ * The runs this server drives. A run starts when its opening record is on
+ * the log: the start doors write it, and the engine's log consumer (on the
+ * leader of a shared log) hands it to a RunDriver. On start the engine
+ * resumes every run the run index shows without an outcome, from its
+ * thread. A cancel record on a run's thread (from any server) aborts its
+ * provider stream at once; a stop aborts every run without an outcome, so
+ * the next start resumes them.
+ */
+import type { Logger } from '../../../core/plugin/logger.js';
+import type { LogConsumer } from '../../../core/engine/log-consumer.js';
+import type { StoredRecord } from '../../../storage/contract/stored-record.js';
+import { KIND_LOOP_CANCEL, KIND_RUN } from '../../members/index.js';
+import { ceilingsOf } from './ceilings.js';
+import { RunDriver, type DriverDeps, type StopReason } from './run-driver.js';
+import { KIND_RUN_MESSAGE } from './work-kinds.js';
+
+interface ActiveRun {
+  readonly driver: RunDriver;
+  readonly controller: AbortController;
+  readonly done: Promise<void>;
+  wallClock: NodeJS.Timeout | null;
+}
+
+export interface RunEngineDeps extends DriverDeps {
+  /** Threads of runs the run index shows without an outcome, oldest first. */
+  readonly openRuns: () => { thread: string; startedAt: number | null; opening: Readonly<Record<string, unknown>> }[];
+  /** Whether the run index shows this run without an outcome. */
+  readonly isOpen: (thread: string) => boolean;
+}
+
+export class RunEngine {
+  private readonly active = new Map<string, ActiveRun>();
+  private stopping = false;
+  /** Each driven run's end, for tests and the benchmark. */
+  private readonly listeners = new Set<(thread: string) => void>();
+
+  constructor(private readonly deps: RunEngineDeps & { readonly log: Logger }) {}
+
+  /** The runs this server is driving. */
+  get driving(): number {
+    return this.active.size;
+  }
+
+  isDriving(thread: string): boolean {
+    return this.active.has(thread);
+  }
+
+  /** Starts driving a run whose opening record is stored (idempotent: a run already driven, or ended, is left alone). */
+  launch(thread: string, opening: Readonly<Record<string, unknown>>, startedAt: number | null): void {
+    if (this.stopping || this.active.has(thread)) return;
+    const controller = new AbortController();
+    const driver = new RunDriver(thread, this.deps, controller.signal);
+    const run: ActiveRun = { driver, controller, wallClock: null, done: Promise.resolve() };
+    const wallSecs = ceilingsOf(opening).wall_clock_secs;
+    if (wallSecs !== null) {
+      const left = (startedAt ?? this.deps.clock()) + wallSecs * 1000 - this.deps.clock();
+      run.wallClock = setTimeout(() => this.abort(thread, 'wall_clock'), Math.max(0, left));
+      run.wallClock.unref();
+    }
+    this.active.set(thread, run);
+    (run as { done: Promise<void> }).done = driver
+      .drive()
+      .catch((error: unknown) => {
+        this.deps.log.log('error', 'run stopped by an error', { thread, error: error instanceof Error ? error.message : String(error) });
+      })
+      .finally(() => {
+        if (run.wallClock) clearTimeout(run.wallClock);
+        this.active.delete(thread);
+        for (const listener of this.listeners) listener(thread);
+      });
+  }
+
+  /** Aborts a run's provider stream or tool now; the driver then records the outcome the reason calls for. */
+  abort(thread: string, reason: StopReason): boolean {
+    const run = this.active.get(thread);
+    if (!run) return false;
+    if (run.driver.stopReason === null || reason === 'shutdown') run.driver.stopReason = reason;
+    run.controller.abort(reason);
+    return true;
+  }
+
+  /** Resolves when the run is no longer driven here (ended, or stopped). */
+  async settled(thread: string): Promise<void> {
+    await this.active.get(thread)?.done;
+  }
+
+  onEnded(listener: (thread: string) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Resumes every run without an outcome (the engine just started, or took the lead). */
+  resumeOpenRuns(): void {
+    for (const run of this.deps.openRuns()) this.launch(run.thread, run.opening, run.startedAt);
+  }
+
+  /** Aborts every run without writing an outcome and waits for the drivers to let go. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    const runs = [...this.active.entries()];
+    for (const [thread] of runs) this.abort(thread, 'shutdown');
+    await Promise.all(runs.map(([, run]) => run.done));
+  }
+
+  /** Leadership regained (or a fresh start after stop). */
+  restart(): void {
+    this.stopping = false;
+  }
+
+  /**
+   * The kernel log consumer that drives runs: an opening record launches
+   * its run; a cancel aborts it; a person's message wakes nothing (the next
+   * model call reads it). Leader-only on a shared log, so one server drives
+   * each run.
+   */
+  consumer(): LogConsumer {
+    return {
+      name: 'runs',
+      leaderOnly: true,
+      startAt: 'head',
+      start: () => {
+        this.restart();
+        this.resumeOpenRuns();
+      },
+      stop: () => this.stop(),
+      handle: async (records: readonly StoredRecord[]) => {
+        for (const stored of records) {
+          const kind = stored.record.body['kind'];
+          if (kind === KIND_RUN) {
+            if (this.deps.isOpen(stored.record.thread)) this.launch(stored.record.thread, stored.record.body, stored.createdAt);
+          } else if (kind === KIND_LOOP_CANCEL) {
+            this.abort(stored.record.thread, 'cancel');
+          } else if (kind === KIND_RUN_MESSAGE) {
+            // Read by the next model call from the thread; nothing to do now.
+          }
+        }
+      },
+    };
+  }
+}

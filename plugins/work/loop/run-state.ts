@@ -1,0 +1,166 @@
+/**
+ * A run as its thread tells it: the opening, each turn with its tool calls
+ * and their results, people's messages and cancels, and the outcome. Pure,
+ * rebuilt from the records alone, so a restarted server (or a reader with
+ * the records) knows exactly where the run stands: a tool call with a result
+ * record is done and never run again, one without is still to run, and a
+ * turn not on record is still to ask for.
+ *
+ * Only the member's own records count as the run's account (as in the
+ * member_runs fold); messages and cancels count from anyone who may write
+ * on the thread.
+ */
+import type { JsonObject } from '../../../core/records/json.js';
+import type { StoredRecord } from '../../../storage/contract/stored-record.js';
+import { KIND_LOOP_CANCEL, KIND_LOOP_OUTCOME, KIND_RUN, KIND_TOOL_CALL, KIND_TOOL_RESULT, KIND_TURN } from '../../members/index.js';
+import { KIND_GUARDRAIL, KIND_RUN_MESSAGE } from './work-kinds.js';
+
+export interface CallState {
+  readonly id: string;
+  readonly callId: string;
+  readonly tool: string;
+  readonly input: JsonObject;
+  readonly inputError: string | null;
+  readonly rawInput: string | null;
+  result: { readonly id: string; readonly ok: boolean; readonly content: string; readonly errorCode: string | null } | null;
+}
+
+export interface TurnState {
+  readonly id: string;
+  readonly turn: number;
+  readonly text: string;
+  readonly stopReason: string | null;
+  readonly rawStopReason: string | null;
+  readonly calls: CallState[];
+  /** People's messages that landed after this turn: the next user message carries them. */
+  readonly messagesAfter: string[];
+}
+
+export interface RunState {
+  readonly thread: string;
+  readonly openingId: string;
+  readonly opening: JsonObject;
+  readonly actor: string;
+  readonly startedAt: number;
+  /** Messages that landed before the first turn. */
+  readonly messagesBefore: string[];
+  readonly turns: TurnState[];
+  inputTokens: number;
+  outputTokens: number;
+  spentUsd: number;
+  /** Who cancelled (the record id), or null. */
+  cancel: { readonly id: string; readonly by: string; readonly reason: string | null } | null;
+  outcome: { readonly id: string; readonly body: JsonObject } | null;
+  /** Blocked identical calls by their guardrail key (the guardrail records). */
+  readonly blocked: Map<string, number>;
+  /** The last record of the run's own account: what the next one cites as its parent. */
+  lastOwnId: string;
+  /** The highest sequence read. */
+  watermark: number;
+}
+
+const text = (value: unknown): string => (typeof value === 'string' ? value : '');
+const num = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) ? value : 0);
+
+/** The state of the run opened by the first `core.work.run.v1` in `records` (sequence order), or null when there is none. */
+export function readRun(records: readonly StoredRecord[]): RunState | null {
+  let state: RunState | null = null;
+  const calls = new Map<string, CallState>();
+  for (const stored of records) {
+    const { record } = stored;
+    const kind = record.body['kind'];
+    if (state === null) {
+      if (kind !== KIND_RUN) continue;
+      state = {
+        thread: record.thread,
+        openingId: record.id,
+        opening: record.body,
+        actor: record.actor,
+        startedAt: stored.createdAt,
+        messagesBefore: [],
+        turns: [],
+        inputTokens: 0,
+        outputTokens: 0,
+        spentUsd: 0,
+        cancel: null,
+        outcome: null,
+        blocked: new Map(),
+        lastOwnId: record.id,
+        watermark: stored.sequence,
+      };
+      continue;
+    }
+    state.watermark = stored.sequence;
+    if (state.outcome) continue;
+    if (kind === KIND_LOOP_CANCEL) {
+      state.cancel ??= { id: record.id, by: record.actor, reason: typeof record.body['reason'] === 'string' ? record.body['reason'] : null };
+      continue;
+    }
+    if (kind === KIND_RUN_MESSAGE) {
+      const words = text(record.body['text']);
+      if (words === '') continue;
+      const last = state.turns.at(-1);
+      (last ? last.messagesAfter : state.messagesBefore).push(words);
+      continue;
+    }
+    if (record.actor !== state.actor) continue;
+    if (kind === KIND_TURN) {
+      state.turns.push({
+        id: record.id,
+        turn: num(record.body['turn']),
+        text: text(record.body['text']),
+        stopReason: typeof record.body['stop_reason'] === 'string' ? record.body['stop_reason'] : null,
+        rawStopReason: typeof record.body['raw_stop_reason'] === 'string' ? record.body['raw_stop_reason'] : null,
+        calls: [],
+        messagesAfter: [],
+      });
+      state.inputTokens += num(record.body['input_tokens']);
+      state.outputTokens += num(record.body['output_tokens']);
+      state.spentUsd += num(record.body['cost_usd']);
+    } else if (kind === KIND_TOOL_CALL) {
+      const turn = state.turns.at(-1);
+      if (!turn) continue;
+      const call: CallState = {
+        id: record.id,
+        callId: text(record.body['call_id']),
+        tool: text(record.body['tool']),
+        input: (record.body['input'] && typeof record.body['input'] === 'object' && !Array.isArray(record.body['input']) ? record.body['input'] : {}) as JsonObject,
+        inputError: typeof record.body['input_error'] === 'string' ? record.body['input_error'] : null,
+        rawInput: typeof record.body['raw_input'] === 'string' ? record.body['raw_input'] : null,
+        result: null,
+      };
+      turn.calls.push(call);
+      calls.set(call.callId, call);
+    } else if (kind === KIND_TOOL_RESULT) {
+      const call = calls.get(text(record.body['call_id']));
+      if (!call || call.result) continue;
+      const error = record.body['error'] as { code?: unknown; message?: unknown } | null;
+      const ok = record.body['ok'] === true;
+      call.result = {
+        id: record.id,
+        ok,
+        content: ok ? resultText(record.body['output']) : `${text(error?.code)}: ${text(error?.message)}`,
+        errorCode: ok ? null : text(error?.code) || 'TOOL_FAILED',
+      };
+    } else if (kind === KIND_GUARDRAIL) {
+      const key = text(record.body['key']);
+      if (key) state.blocked.set(key, (state.blocked.get(key) ?? 0) + 1);
+    } else if (kind === KIND_LOOP_OUTCOME) {
+      state.outcome = { id: record.id, body: record.body };
+    }
+    state.lastOwnId = record.id;
+  }
+  return state;
+}
+
+/** What the model reads of a tool's output: text as is, anything else as its JSON. */
+export function resultText(output: unknown): string {
+  if (typeof output === 'string') return output;
+  if (output === undefined) return '';
+  return JSON.stringify(output);
+}
+
+/** The calls of the last turn still without a result (to run, in order). */
+export function pendingCalls(state: RunState): CallState[] {
+  return state.turns.at(-1)?.calls.filter((call) => call.result === null) ?? [];
+}
