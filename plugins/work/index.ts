@@ -11,6 +11,7 @@ import { Type } from 'typebox';
 import { resolve } from '../../core/di/token.js';
 import { definePlugin } from '../../core/plugin/plugin.js';
 import { ToolRegistryToken } from '../members/index.js';
+import { registerLoomTools } from './tools/register-loom-tools.js';
 
 export const WorkOptionsSchema = Type.Object(
   {
@@ -29,6 +30,6 @@ export const workPlugin = definePlugin({
   options: WorkOptionsSchema,
   register(scope) {
     const tools = resolve(scope.container, ToolRegistryToken);
-    void tools;
+    registerLoomTools(scope, tools);
   },
 });
