@@ -5,12 +5,19 @@
  * meets; every refusal writes nothing. And the define door now accepts them.
  */
 import { expect } from 'chai';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { silentLogger } from '../../core/plugin/logger.js';
+import { createLoom } from '../../core/server/create-loom.js';
+import { ledgerPlugin } from '../../plugins/ledger/index.js';
+import { SqliteRecordStore } from '../../storage/sqlite/index.js';
 import { credentialCaller, type Caller } from '../../core/access/caller.js';
 import { resolve } from '../../core/di/token.js';
 import { LoomError } from '../../core/errors/loom-error.js';
 import type { JsonObject } from '../../core/records/json.js';
 import { TH_ENGINE_CONFIG } from '../../core/records/reserved-threads.js';
-import { ToolRegistryToken, type ToolRegistry } from '../../plugins/members/index.js';
+import { membersPlugin, ToolRegistryToken, type ToolRegistry } from '../../plugins/members/index.js';
 import { FindServiceToken } from '../../plugins/search/index.js';
 import { workPlugin } from '../../plugins/work/index.js';
 import { bearer, bootstrapAdmin, createAccount, type Credential } from '../helpers/auth.js';
@@ -195,6 +202,22 @@ describe('Loom tools for member work loops (real server)', function () {
     const writer = await createAccount(server.url, admin, 'definer', ['records:read', 'records:write']);
     const answer = await request(server.url, 'POST', '/v1/actors/define', { headers: bearer(writer), json: { label: 'Tooled', work_loop: { tools: ['read_thread', 'write_record'] } } });
     expect(answer.status, answer.text).to.equal(201);
+  });
+});
+
+describe('Loom tools with only the work plugin\'s required dependencies', function () {
+  this.timeout(60_000);
+  it('contributes only the tools over the kernel: those of optional plugins need those plugins loaded', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'loom-work-tools-'));
+    const loom = await createLoom({ store: new SqliteRecordStore({ path: join(dir, 'loom.sqlite') }), dataDir: dir, port: 0, logger: silentLogger, insecureLocalhost: true, plugins: [ledgerPlugin, membersPlugin, workPlugin] });
+    try {
+      await loom.initialize();
+      const names = resolve(loom.container, ToolRegistryToken).list().map((tool) => tool.name);
+      expect(names).to.deep.equal(['fold_thread', 'query_records', 'read_thread', 'write_record']);
+    } finally {
+      await loom.stop();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
 
