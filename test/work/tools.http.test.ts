@@ -5,6 +5,7 @@
  * meets; every refusal writes nothing. And the define door now accepts them.
  */
 import { expect } from 'chai';
+import { createHash } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -60,7 +61,8 @@ describe('Loom tools for member work loops (real server)', function () {
   };
 
   before(async () => {
-    server = await startServer({ auth: { required: true }, plugins: [workPlugin] });
+    // Small chunks, so a write_file of a few hundred KB is an upload of several.
+    server = await startServer({ auth: { required: true }, plugins: [workPlugin], data: { chunkSizeBytes: 64 * 1024 } });
     admin = await bootstrapAdmin(server.url);
     registry = resolve(server.loom.container, ToolRegistryToken);
     thA = newThread('tools-a');
@@ -196,6 +198,29 @@ describe('Loom tools for member work loops (real server)', function () {
     await refused('SCOPE_FORBIDDEN', () => run('write_file', { path: '/notes/other.md', content: 'x' }, reader));
     // A member whose grain is one thread sees none of the files.
     await refused('PATH_NOT_FOUND', () => run('read_file', { path: '/notes/plan.md' }, grained()));
+  });
+
+  it('write_file sends a file larger than a chunk in several, and read_file reads it back', async () => {
+    const content = 'abcdefghij\n'.repeat(20_000);
+    const written = await run('write_file', { path: '/big.txt', content }, worker);
+    expect(written.size_bytes).to.equal(content.length);
+    expect(written.content_hash).to.equal(createHash('sha256').update(content).digest('hex'));
+    const back = await run('read_file', { path: '/big.txt', max_bytes: 256 * 1024 }, reader);
+    expect(back).to.include({ truncated: false, bytes_read: content.length });
+    expect(back.content).to.equal(content);
+  });
+
+  it('a member granted one namespace writes and reads files there by default, and nowhere else', async () => {
+    // What `loom namespace create acme` writes: records in a namespace need it declared.
+    const declared = await call('POST', '/v1/records', { thread: 'th_namespace_registry', actor: admin.did, act: 'LEARN', body: { namespace_id: 'acme', state: 'active' }, clock: 0, data_type: 'SCALAR' });
+    expect(declared.status, declared.text).to.equal(201);
+    const tenant = member(['namespace:acme:read', 'namespace:acme:write']);
+    const written = await run('write_file', { path: '/t.txt', content: 'tenant text' }, tenant);
+    expect(written.namespace).to.equal('acme');
+    expect((await run('read_file', { path: '/t.txt' }, tenant)).content).to.equal('tenant text');
+    expect((await run('list_files', {}, tenant)).entries.map((e: any) => e.path)).to.deep.equal(['/t.txt']);
+    await refused('SCOPE_FORBIDDEN', () => run('write_file', { path: '/t.txt', content: 'x', namespace: 'default' }, tenant));
+    await refused('PATH_NOT_FOUND', () => run('read_file', { path: '/notes/plan.md', namespace: 'default' }, tenant));
   });
 
   it('the define door accepts work_loop.tools naming a Loom tool', async () => {
