@@ -84,9 +84,10 @@ export class DataFiles {
     }
     try {
       return await uploads.complete(caller, meta.upload_id, undefined);
-    } finally {
+    } catch (error) {
       // A completion refused in a way that keeps the upload (a quota): nobody will resume it.
       await uploads.abort(caller, meta.upload_id).catch(() => {});
+      throw error;
     }
   }
 }
