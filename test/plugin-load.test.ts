@@ -21,11 +21,13 @@ import { fleetPlugin } from '../plugins/fleet/index.js';
 import { foldsPlugin } from '../plugins/folds/index.js';
 import { graphPlugin } from '../plugins/graph/index.js';
 import { ledgerPlugin } from '../plugins/ledger/index.js';
+import { membersPlugin } from '../plugins/members/index.js';
 import { metricsPlugin } from '../plugins/metrics/index.js';
 import { portabilityPlugin } from '../plugins/portability/index.js';
 import { rulesPlugin } from '../plugins/rules/index.js';
 import { searchPlugin } from '../plugins/search/index.js';
 import { trustPlugin } from '../plugins/trust/index.js';
+import { workPlugin } from '../plugins/work/index.js';
 
 /** Every plugin the project ships; federation's needs the instance key, made per data directory. */
 const SHIPPED: ReadonlyArray<LoomPlugin | 'federation'> = [
@@ -38,6 +40,8 @@ const SHIPPED: ReadonlyArray<LoomPlugin | 'federation'> = [
   foldsPlugin,
   graphPlugin,
   actorsPlugin,
+  membersPlugin,
+  workPlugin,
   dataPlanePlugin,
   searchPlugin,
   metricsPlugin,
@@ -97,6 +101,8 @@ describe('plugin load: each plugin alone and with each optional dependency it de
     expect(optional('search')).to.include('data-plane');
     expect(optional('actors')).to.include('trust');
     expect(optional('trust')).to.include('auth');
+    // The work plugin's tools over the search, trust, rules and data-plane services (plugins/work/tools/register-loom-tools.ts).
+    expect(optional('work')).to.include.members(['search', 'trust', 'rules', 'data-plane']);
   });
 
   it('composes, starts and stops every one of them', async function () {
@@ -123,6 +129,6 @@ describe('plugin load: each plugin alone and with each optional dependency it de
       }
     }
     expect(failures).to.deep.equal([]);
-    expect(compositions.length).to.equal(byName.size + 3);
+    expect(compositions.length).to.equal(byName.size + 13);
   });
 });

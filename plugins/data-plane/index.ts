@@ -22,6 +22,7 @@ import { DataPlaneOptions } from './config.js';
 import { dataFold } from './data-fold.js';
 import { BlobReads, BlobReadsToken } from './blob-reads.js';
 import { DataAccess, DataAccessToken } from './data-access.js';
+import { DataFiles, DataFilesToken } from './data-files.js';
 import { DATA_PLANE_PLUGIN, type DataPlane } from './data-plane.js';
 import { DataPlaneOptionsToken, DataPlaneToken } from './data-plane-token.js';
 import { DataQuotas, DataQuotasToken } from './data-quotas.js';
@@ -51,6 +52,7 @@ import { uploadDataChunk } from './routes/upload-data-chunk.js';
 import { UploadStore } from './upload-store.js';
 
 export { DataPlaneToken } from './data-plane-token.js';
+export { DataFilesToken, type DataFiles, type FileHead, type FileWrite } from './data-files.js';
 export { type DataPlane, DATA_PLANE_PLUGIN } from './data-plane.js';
 export { uploadOwner } from './data-uploads.js';
 export { DATA_FOLD, dataFold, type DataState, type DataFoldValue } from './data-fold.js';
@@ -125,6 +127,8 @@ export const dataPlanePlugin = definePlugin({
         openBlob: (hash, start, end) => blobs.openBlob(hash, start, end),
       };
       scope.expose(DataPlaneToken, plane);
+      // Files handled for a caller by another plugin (the work plugin's file tools), through the routes' rooms.
+      scope.expose(DataFilesToken, new DataFiles({ access, reads, uploads, blobs }));
 
       let sweeper: NodeJS.Timeout | null = null;
       scope.onStart(async () => {

@@ -47,6 +47,7 @@ import { listTriggers } from './routes/list-triggers.js';
 export { RulesOptions } from './config.js';
 export { AdapterRegistryToken, type AdapterRegistry, type DispatchAdapter, type Dispatch } from './dispatch/adapter.js';
 export { DispatcherToken, type Dispatcher, type DispatchHold, type DispatchJob } from './dispatch/dispatcher.js';
+export { manualDispatch, type ManualDispatch, type ManualDispatchDeps, type ManualDispatchRequest } from './dispatch/manual-dispatch.js';
 export { MaintenanceRegistryToken, type MaintenanceRegistry, type MaintenanceJob } from './maintenance.js';
 export { ExpressionCacheToken, type ExpressionCache } from './cel/expression-cache.js';
 export { EngineTelemetryToken } from './engine-telemetry.js';

@@ -32,6 +32,7 @@ import { startMemberRun } from './routes/start-member-run.js';
 import { startWorkLoop } from './routes/start-work-loop.js';
 import { streamWorkLoop } from './routes/stream-work-loop.js';
 import { RunControlToken, RunEngineToken, RunStarterToken } from './work-tokens.js';
+import { registerLoomTools } from './tools/register-loom-tools.js';
 
 export { RunControlToken, RunEngineToken, RunStarterToken } from './work-tokens.js';
 export { workProvidersTopic } from './provider-topic.js';
@@ -93,6 +94,7 @@ export const workPlugin = definePlugin({
   options: WorkOptionsSchema,
   register(scope, options) {
     const tools = resolve(scope.container, ToolRegistryToken);
+    registerLoomTools(scope, tools);
     const config = resolve(scope.container, Config);
     const reader = resolve(scope.container, RecordReaderToken);
     const writer = resolve(scope.container, RecordWriterToken);

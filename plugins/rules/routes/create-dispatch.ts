@@ -1,19 +1,13 @@
 import { Type } from 'typebox';
 import { RecordReaderToken } from '../../../core/engine/record-reader.js';
 import { RecordWriterToken } from '../../../core/engine/record-writer.js';
-import { actingDid } from '../../../core/access/caller.js';
-import { LoomError } from '../../../core/errors/loom-error.js';
 import { Reply } from '../../../core/plugin/reply.js';
 import { defineRoute } from '../../../core/plugin/route.js';
 import { RecordSchema } from '../../../core/plugin/shared-schemas.js';
-import { didSyntaxError } from '../../../core/records/did-syntax.js';
-import type { JsonObject } from '../../../core/records/json.js';
-import { dispatchThreadId, isThreadId } from '../../../core/records/thread-id.js';
-import { namespaceOf } from '../../../storage/contract/stored-record.js';
-import { DEFAULT_BUDGET, KIND_DISPATCH } from '../dispatch/dispatch-kinds.js';
 import { ClockToken } from '../../../core/engine/clock.js';
 import { AdapterRegistryToken } from '../dispatch/adapter.js';
 import { DispatcherToken } from '../dispatch/dispatcher.js';
+import { manualDispatch } from '../dispatch/manual-dispatch.js';
 
 export const DispatchSchema = Type.Object(
   {
@@ -64,49 +58,5 @@ export const createDispatch = defineRoute({
   responses: { 201: { description: 'Written and queued for delivery.', schema: DispatchSchema } },
   errors: ['INVALID_SHAPE', 'NOT_FOUND', 'FORBIDDEN', 'NAMESPACE_REJECTED', 'DID_CLAIM_DENIED', 'DISPATCH_QUEUE_FULL'],
   inject: { dispatcher: DispatcherToken, adapters: AdapterRegistryToken, clock: ClockToken, writer: RecordWriterToken, reader: RecordReaderToken },
-  handler: async ({ body, caller }, { dispatcher, adapters, clock, writer, reader }) => {
-    const targetError = didSyntaxError(body.actor_did);
-    if (targetError) throw new LoomError('INVALID_SHAPE', `actor_did ${targetError}`);
-    if (!isThreadId(body.thread_id)) throw new LoomError('INVALID_SHAPE', 'thread_id must be th_ followed by 64 lowercase hex characters, or a reserved thread');
-    const first = await reader.listByThread(caller, body.thread_id, { limit: 1 });
-    const parent = first.items[0];
-    if (!parent) throw new LoomError('NOT_FOUND', `thread ${body.thread_id} has no records you can read`);
-    if (!dispatcher.hasRoom) throw new LoomError('DISPATCH_QUEUE_FULL', 'the dispatch queue is full; retry shortly (GET /v1/engine/health shows its depth)');
-    const budget = { max_cost_usd: body.budget?.max_cost_usd ?? DEFAULT_BUDGET.max_cost_usd, max_duration_secs: body.budget?.max_duration_secs ?? DEFAULT_BUDGET.max_duration_secs };
-    const dispatchedAt = new Date(clock()).toISOString();
-    const adapter = adapters.select(body.actor_did);
-    const namespace = namespaceOf(parent.record);
-    const dispatch: JsonObject = {
-      kind: KIND_DISPATCH,
-      dispatch_handled: true,
-      target: body.actor_did,
-      goal: body.goal,
-      parent_thread: body.thread_id,
-      dispatched_at: dispatchedAt,
-      budget,
-      origin: { type: 'manual', by: caller.principal ?? actingDid(caller) },
-      source: null,
-      adapter: adapter.name,
-    };
-    if (namespace !== 'default') dispatch['namespace'] = namespace;
-    const thread = dispatchThreadId(body.thread_id, body.actor_did, dispatchedAt);
-    const { stored } = await writer.appendAs(caller, { thread, act: 'DO', body: dispatch });
-    if (!dispatcher.offerDelivery(stored.record)) {
-      // The record stands (a fact); TICK will report it as drift if nobody picks it up.
-      throw new LoomError('DISPATCH_QUEUE_FULL', `dispatch ${stored.record.id} was recorded but its delivery could not be queued; the target can still find it on ${thread}`);
-    }
-    return Reply.json(201, {
-      object: 'dispatch' as const,
-      id: stored.record.id,
-      thread,
-      parent_thread: body.thread_id,
-      target: body.actor_did,
-      goal: body.goal,
-      budget,
-      adapter: adapter.name,
-      dispatched_at: dispatchedAt,
-      status: 'queued' as const,
-      record: stored.record,
-    });
-  },
+  handler: async ({ body, caller }, deps) => Reply.json(201, await manualDispatch(deps, caller, body)),
 });
