@@ -23,6 +23,7 @@ import { rulesPlugin, type RulesOptions } from '../plugins/rules/index.js';
 import { fleetPlugin, type FleetOptions } from '../plugins/fleet/index.js';
 import { actorsPlugin } from '../plugins/actors/index.js';
 import { membersPlugin } from '../plugins/members/index.js';
+import { workPlugin } from '../plugins/work/index.js';
 import { foldsPlugin } from '../plugins/folds/index.js';
 import { graphPlugin } from '../plugins/graph/index.js';
 import { dataPlanePlugin, type DataPlaneOptions } from '../plugins/data-plane/index.js';
@@ -125,6 +126,7 @@ export async function createReferenceLoom(options: ReferenceLoomOptions = {}): P
       graphPlugin,
       actorsPlugin,
       membersPlugin,
+      workPlugin,
       { plugin: dataPlanePlugin, options: data ?? {} },
       { plugin: searchPlugin, options: search ?? {} },
       metricsPlugin,

@@ -11,6 +11,11 @@ import { Type } from 'typebox';
 import { resolve } from '../../core/di/token.js';
 import { definePlugin } from '../../core/plugin/plugin.js';
 import { ToolRegistryToken } from '../members/index.js';
+// ---- compensation review (plugins/work/compensation/) ----
+import { registerCompensation } from './compensation/register-compensation.js';
+export { COMPENSATION_ROUTES } from './compensation/register-compensation.js';
+export { COMPENSATION_FOLD } from './compensation/compensation-fold.js';
+// ---- end compensation review ----
 
 export const WorkOptionsSchema = Type.Object(
   {
@@ -30,5 +35,6 @@ export const workPlugin = definePlugin({
   register(scope) {
     const tools = resolve(scope.container, ToolRegistryToken);
     void tools;
+    registerCompensation(scope); // ---- compensation review ----
   },
 });
