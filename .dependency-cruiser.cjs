@@ -16,6 +16,8 @@
 const notTest = '\\.test\\.ts$|^test/|/fixtures/';
 /** Every driver: a storage/ folder other than the contract and the compliance suite. */
 const driver = 'storage/(?!contract/|compliance/)[^/]+/';
+/** The members plugin files the SDK recomputes run rows with (sdk/verify-run.ts): pure, records in, rows out. */
+const runRowCode = '^plugins/members/(evals/run-records|evals/run-index-fold|runs/run-row)\\.ts$';
 
 module.exports = {
   forbidden: [
@@ -105,10 +107,17 @@ module.exports = {
     {
       name: 'sdk-sees-gen-and-records',
       comment:
-        "The SDK sees its generated client, the record algebra and the pure folds (which see records only): core/folds and the folds plugin's named/ folder, so it can verify fold answers offline.",
+        "The SDK sees its generated client, the record algebra and the pure folds (which see records only): core/folds, the folds plugin's named/ folder and the run row's fold (runRowCode below), so it can verify fold answers and run rows offline.",
       severity: 'error',
       from: { path: '^sdk/', pathNot: notTest },
-      to: { path: '^(core/(?!records/|folds/)|plugins/(?!folds/named/)|storage/|openapi/|command/)' },
+      to: { path: '^(core/(?!records/|folds/)|plugins/(?!folds/named/)|storage/|openapi/|command/)', pathNot: runRowCode },
+    },
+    {
+      name: 'run-row-code-is-pure',
+      comment: 'The run vocabulary, the member_runs fold and the run row are the members plugin files the SDK imports (verifyRun), so they see what core/folds sees: the record algebra, the pure folds and each other.',
+      severity: 'error',
+      from: { path: runRowCode, pathNot: notTest },
+      to: { path: '^(core/(?!records/|folds/)|plugins/|storage/|openapi/|sdk/|command/)', pathNot: runRowCode },
     },
     {
       name: 'named-folds-are-pure',

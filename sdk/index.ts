@@ -8,7 +8,8 @@
  * on a refusal `error` is the server's ErrorEnvelope, typed per operation.
  * Also re-exports the record algebra a client needs to derive thread ids and
  * to check record ids before sending, and `verifyFold`, which recomputes a
- * fold answer from the records it covers (offline-verifiable folds),
+ * fold answer from the records it covers (offline-verifiable folds), and
+ * `verifyRun`, which does the same for a run row,
  * `uploadFile` / `readBlobRange`, resumable transfers of file bytes, and
  * `appendAtNextClock`, a write at the actor's next clock on a thread that
  * retries a clock race.
@@ -41,6 +42,7 @@ export {
 } from '../core/records/reserved-threads.js';
 
 export { verifyFold, FoldVerificationError, VERIFIABLE_FOLDS, type FoldVerification, type FoldDifference, type FoldVerifierClient, type VerifyFoldOptions } from './verify-fold.js';
+export { verifyRun, RUN_FIELDS_NOT_RECOMPUTED, type RunVerification, type RunVerifierClient, type VerifyRunOptions } from './verify-run.js';
 export { appendAtNextClock, type AppendAtNextClockOptions, type AppendAtNextClockResult, type NextClockClient, type RecordDraft } from './append-at-next-clock.js';
 export {
   uploadFile,

@@ -87,7 +87,7 @@ interface Answered<T> {
   response?: Response;
 }
 
-function served<T>(what: string, result: Answered<T>): T {
+export function served<T>(what: string, result: Answered<T>): T {
   if (result.data !== undefined && result.error === undefined) return result.data;
   const envelope = result.error as { code?: unknown; message?: unknown } | undefined;
   const code = typeof envelope?.code === 'string' ? envelope.code : null;
@@ -104,7 +104,7 @@ function inputsOf(what: string, page: { data: readonly unknown[] }): FoldInput[]
   return page.data.map((record, i) => ({ sequence: sequences[i] as number, record: record as LoomRecord }));
 }
 
-async function threadRecords(client: FoldVerifierClient, thread: string, watermark: number, pageSize: number): Promise<FoldInput[]> {
+export async function threadRecords(client: Pick<FoldVerifierClient, 'listRecords'>, thread: string, watermark: number, pageSize: number): Promise<FoldInput[]> {
   const inputs: FoldInput[] = [];
   let after: string | null = null;
   while (watermark > 0) {
@@ -141,7 +141,7 @@ async function systemThreads(client: FoldVerifierClient): Promise<string[]> {
 }
 
 /** The JSON form of a value, as the wire carries it (undefined members dropped). */
-function asJson(value: unknown): unknown {
+export function asJson(value: unknown): unknown {
   return value === undefined ? null : JSON.parse(JSON.stringify(value));
 }
 
@@ -149,7 +149,7 @@ function pointer(path: string, key: string | number): string {
   return `${path}/${String(key).replace(/~/g, '~0').replace(/\//g, '~1')}`;
 }
 
-function differences(server: unknown, local: unknown, path: string, found: FoldDifference[], max: number): void {
+export function differences(server: unknown, local: unknown, path: string, found: FoldDifference[], max: number): void {
   if (found.length >= max) return;
   if (Object.is(server, local)) return;
   const bothArrays = Array.isArray(server) && Array.isArray(local);

@@ -49,7 +49,8 @@ export { RUNS_ROUTES } from './runs/register-runs.js';
 export { RunServiceToken, RunScanCeilingToken, RUN_SCAN_CEILING, type RunService } from './runs/run-service.js';
 export { type RunRow, RunRowSchema } from './runs/run-row.js';
 export { RunThreadParams, ActorDidParams } from './runs/schemas.js';
-export { MemberRunsIndexToken, type RunEntry, type RunIndexState } from './evals/run-index-fold.js';
+export { type RunEntry, type RunIndexState } from './evals/run-index-fold.js';
+export { MemberRunsIndexToken } from './evals/run-index-token.js';
 // ---- end runs ----
 
 export { ToolRegistryToken, type ToolRegistry, type ToolDescriptor } from './tool-registry.js';

@@ -33,6 +33,13 @@ import { startWorkLoop } from './routes/start-work-loop.js';
 import { streamWorkLoop } from './routes/stream-work-loop.js';
 import { RunControlToken, RunEngineToken, RunStarterToken } from './work-tokens.js';
 import { registerLoomTools } from './tools/register-loom-tools.js';
+import { isDrivenOpening, runOpeningGate } from './loop/run-opening-gate.js';
+import { LocalRecordsToken } from '../federation/index.js';
+// ---- compensation review (plugins/work/compensation/) ----
+import { registerCompensation } from './compensation/register-compensation.js';
+export { COMPENSATION_ROUTES } from './compensation/register-compensation.js';
+export { COMPENSATION_FOLD } from './compensation/compensation-fold.js';
+// ---- end compensation review ----
 
 export { RunControlToken, RunEngineToken, RunStarterToken } from './work-tokens.js';
 export { workProvidersTopic } from './provider-topic.js';
@@ -103,6 +110,8 @@ export const workPlugin = definePlugin({
     const members = resolve(scope.container, MemberServiceToken);
     const index = resolve(scope.container, MemberRunsIndexToken);
     scope.configTopic(workProvidersTopic);
+    scope.ingestGate(runOpeningGate);
+    if (scope.container.isRegistered(LocalRecordsToken, true)) resolve(scope.container, LocalRecordsToken).keep('work.run-openings', isDrivenOpening);
 
     // Providers: given explicitly, or the environment and the topic (rebuilt when either changes what they configure).
     const retry = options.retry ?? DEFAULT_RETRY_POLICY;
@@ -134,8 +143,11 @@ export const workPlugin = definePlugin({
         const stored = await reader.get(SYSTEM, id);
         return typeof stored?.record.body['text'] === 'string' ? stored.record.body['text'] : null;
       },
-      openRuns: () => index.state().order.filter((entry) => entry.outcome === null).map((entry) => ({ thread: entry.thread, startedAt: entry.startedAt, opening: entry.opening })),
-      isOpen: (thread) => index.state().runs.get(thread)?.outcome === null,
+      openRuns: () => index.state().order.filter((entry) => entry.outcome === null && entry.opening['grant'] !== undefined).map((entry) => ({ thread: entry.thread, startedAt: entry.startedAt, opening: entry.opening })),
+      isOpen: (thread) => {
+        const entry = index.state().runs.get(thread);
+        return entry !== undefined && entry.outcome === null && entry.opening['grant'] !== undefined;
+      },
     });
     scope.expose(RunEngineToken, engine);
     scope.consume(engine.consumer());
@@ -153,7 +165,7 @@ export const workPlugin = definePlugin({
       clock,
       openRunCount: () => {
         let open = 0;
-        for (const entry of index.state().runs.values()) if (entry.outcome === null) open++;
+        for (const entry of index.state().runs.values()) if (entry.outcome === null && entry.opening['grant'] !== undefined) open++;
         return open;
       },
       usageToday: (actor, start) => usageOf(index.state().byActor.get(actor), start),
@@ -167,5 +179,6 @@ export const workPlugin = definePlugin({
     scope.describe('health', 'work', () => ({ driving: engine.driving, providers: providers().names() }));
     scope.capability('work.loop', true);
     scope.capability('work.runs', true);
+    registerCompensation(scope); // ---- compensation review ----
   },
 });

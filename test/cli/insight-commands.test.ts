@@ -9,12 +9,12 @@
  */
 import { expect } from 'chai';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cliExpectations, runLoom, type CliRun } from '../helpers/cli-run.js';
 import { get, newThread, request } from '../helpers/http-server.js';
 import { startServer, type StartedServer } from '../helpers/start-server.js';
+import { tamperingProxy } from '../helpers/tampering-proxy.js';
 
 
 const LEAD = 'did:sync:user:lead';
@@ -386,35 +386,3 @@ describe('loom trust, actors, fold and graph commands', function () {
     for (const line of ['loom trust [--actor', 'loom trust principals', 'loom actors [list]', 'loom actors show <did>', 'loom fold list', 'loom fold <name>', 'loom graph path', 'loom graph facets']) expect(usage.stdout).to.contain(line);
   });
 });
-
-/**
- * A proxy in front of `target` that rewrites the JSON answer of one path with
- * `alter` and passes everything else through unchanged.
- */
-async function tamperingProxy(target: string, path: string, alter: (answer: any) => void): Promise<{ url: string; close: () => Promise<void> }> {
-  const proxy: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      void (async () => {
-        const headers = Object.fromEntries(Object.entries(req.headers).filter(([name, value]) => typeof value === 'string' && name !== 'host' && name !== 'content-length')) as Record<string, string>;
-        const body = chunks.length > 0 ? Buffer.concat(chunks) : undefined;
-        const answer = await fetch(target + req.url, { method: req.method, headers, ...(body ? { body } : {}) });
-        let text = await answer.text();
-        if (new URL(req.url!, target).pathname === path && answer.status === 200) {
-          const parsed = JSON.parse(text);
-          alter(parsed);
-          text = JSON.stringify(parsed);
-        }
-        res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' });
-        res.end(text);
-      })().catch((error: Error) => {
-        res.writeHead(502);
-        res.end(error.message);
-      });
-    });
-  });
-  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
-  const address = proxy.address() as { port: number };
-  return { url: `http://127.0.0.1:${address.port}`, close: () => new Promise<void>((resolve) => proxy.close(() => resolve())) };
-}

@@ -248,7 +248,7 @@ describe('Loom tools with only the work plugin\'s required dependencies', functi
 
 describe('Loom tools without the work plugin', function () {
   this.timeout(60_000);
-  it('registers none of Loom'\''s tools (define then refuses their names: TOOL_NOT_DECLARED, tested in members)', async () => {
+  it('registers none of the Loom tools (define then refuses their names: TOOL_NOT_DECLARED, tested in members)', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'loom-no-work-'));
     const loom = await createLoom({ store: new SqliteRecordStore({ path: join(dir, 'loom.sqlite') }), dataDir: dir, port: 0, logger: silentLogger, insecureLocalhost: true, plugins: [ledgerPlugin, membersPlugin] });
     try {

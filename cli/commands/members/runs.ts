@@ -2,19 +2,25 @@
  * `loom runs [list]` and `loom runs show <thread>`: run rows (GET /v1/runs,
  * GET /v1/runs/{thread}, records:read), each a fold over the run's records
  * in the run-record vocabulary. --json prints the server's answer as is.
+ * `show --verify` recomputes the row from the run thread's records up to
+ * its watermark (the SDK's verifyRun) and exits 3 on a mismatch, as
+ * `loom fold --verify` does.
  */
 import { defineCommand, subcommand } from '../../../command/define-command.js';
 import { CliError } from '../../../command/cli-error.js';
-import { call, clientContext, CLIENT_OPTIONS, print } from '../../kit/context.js';
+import { call, clientContext, CLIENT_OPTIONS, print, type ClientContext } from '../../kit/context.js';
 import { didArgument, integerOption } from '../../kit/options.js';
 import { textTable } from '../../kit/text-table.js';
-import type { RunPage, RunRow } from '../../../sdk/index.js';
+import { FoldVerificationError, verifyRun, type RunPage, type RunRow, type RunVerification } from '../../../sdk/index.js';
+import { FOLD_MISMATCH_EXIT } from '../folds/fold.js';
 
 export const RUNS_USAGE = `loom runs [list] [--state running|waiting_on_you|done|stopped|stopped_short] [--actor <did>]
             [--since <ISO time>] [--limit N] [--url …] [--token …] [--json]
-loom runs show <thread> [--url …] [--token …] [--json]
+loom runs show <thread> [--verify] [--url …] [--token …] [--json]
   list: runs newest first (at most 2000 read per answer; "capped" says matches may be missing).
-  show: one run's row: who ran it, its state, turns and spend against its ceilings, tool calls.`;
+  show: one run's row: who ran it, its state, turns and spend against its ceilings, tool calls.
+    --verify recomputes the row from the run thread's records up to its watermark and compares:
+    "verified: …" (exit 0) or the differences (exit ${FOLD_MISMATCH_EXIT}).`;
 
 const STATES = ['running', 'waiting_on_you', 'done', 'stopped', 'stopped_short'] as const;
 type State = (typeof STATES)[number];
@@ -45,10 +51,41 @@ function rowText(r: RunRow): string {
     ['tools', r.tools.length === 0 ? '-' : r.tools.join(', ')],
     ['started', r.started_at ?? '-'],
     ['ended', r.ended_at ?? '-'],
-    ['definition', r.definition],
+    ['definition', r.definition ?? '- (a loop of its own)'],
   ];
   if (r.summary !== null) facts.push(['summary', r.summary]);
   return `run ${r.thread}\n` + facts.map(([label, value]) => `  ${label.padEnd(10)}  ${value}\n`).join('');
+}
+
+/** A value in a difference line: its JSON, or "absent" when that side has nothing there. */
+const shown = (value: unknown) => (value === undefined ? 'absent' : JSON.stringify(value));
+
+const MAX_DIFFERENCES = 50;
+
+export function runVerificationText(v: RunVerification): string {
+  const what = `run ${v.thread} at watermark ${v.watermark} over ${v.records} record${v.records === 1 ? '' : 's'}`;
+  if (v.ok) {
+    const r = v.server_row as RunRow;
+    return `verified: ${what}: ${r.turns} turn${r.turns === 1 ? '' : 's'}, tool calls ${r.tool_calls_ok} ok ${r.tool_calls_failed} failed, spent ${usd(r.spent_usd)}, outcome ${r.outcome ?? 'none yet'}\n`;
+  }
+  if (v.local_row === null) return `MISMATCH: ${what}: the records hold no run on this thread, but the server answers a row\n`;
+  const first = v.differences.length >= MAX_DIFFERENCES ? ` (the first ${v.differences.length})` : '';
+  return (
+    `MISMATCH: ${what}: the server's row differs from the one recomputed from the records${first}:\n` +
+    v.differences.map((d) => `  ${d.path}: server ${shown(d.server)}, recomputed ${shown(d.local)}\n`).join('')
+  );
+}
+
+async function verifiedShow(ctx: ClientContext, thread: string): Promise<void> {
+  let result: RunVerification;
+  try {
+    result = await verifyRun(ctx.client, thread, { maxDifferences: MAX_DIFFERENCES });
+  } catch (error) {
+    if (error instanceof FoldVerificationError) throw new CliError(`cannot verify run ${thread}: ${error.message}`, 1);
+    throw error;
+  }
+  print(ctx, result, () => runVerificationText(result));
+  if (!result.ok) throw new CliError(`run ${thread} does not match the records it covers`, FOLD_MISMATCH_EXIT);
 }
 
 export const runs = defineCommand({
@@ -88,10 +125,11 @@ export const runs = defineCommand({
     show: subcommand({
       summary: "one run's row (records:read)",
       args: ['<thread>'],
-      options: CLIENT_OPTIONS,
+      options: { ...CLIENT_OPTIONS, verify: { type: 'boolean', default: false, help: 'recompute the row from the run thread’s records and compare' } },
       run: async ({ values, positionals }) => {
         if (positionals.length !== 1) throw new CliError(`loom runs show takes one run thread\n${RUNS_USAGE}`);
         const ctx = clientContext(values);
+        if (values.verify) return verifiedShow(ctx, positionals[0]!);
         const { data } = await call(ctx, ctx.client.getRun({ path: { thread: positionals[0]! } }));
         print(ctx, data, () => rowText(data));
       },

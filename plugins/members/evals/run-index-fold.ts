@@ -9,10 +9,12 @@
  * times, the opening and closing bodies. Only the member's own records up
  * to its first outcome count (run-records.ts), as in run-log.ts. O(1) per
  * record: a kind test and a map lookup by thread.
+ *
+ * Pure (records in, state out; it imports only the record algebra and the
+ * fold contract), so the SDK recomputes a run row offline with this very
+ * code (sdk/verify-run.ts); its handle lives in run-index-token.ts.
  */
-import { token } from '../../../core/di/token.js';
 import type { Fold } from '../../../core/folds/fold.js';
-import type { OwnFold } from '../../../core/plugin/own-fold.js';
 import type { JsonObject } from '../../../core/records/json.js';
 import { isRecordId } from '../../../core/records/record-id.js';
 import { KIND_LOOP_OUTCOME, KIND_RUN, KIND_TOOL_RESULT, KIND_TURN } from './run-records.js';
@@ -142,6 +144,3 @@ export const memberRunsFold: Fold<RunIndexState, { runs: number; ended: number }
     },
   },
 };
-
-/** The index's handle, shared with the run doors (plugins/members/runs/), which read the same fold. */
-export const MemberRunsIndexToken = token<OwnFold<RunIndexState>>('members.MemberRunsIndex');

@@ -7,7 +7,7 @@ import { resolve } from '../../../core/di/token.js';
 import { ClockToken } from '../../../core/engine/clock.js';
 import { RecordReaderToken } from '../../../core/engine/record-reader.js';
 import type { PluginScope } from '../../../core/plugin/plugin-scope.js';
-import { MemberRunsIndexToken } from '../evals/run-index-fold.js';
+import { MemberRunsIndexToken } from '../evals/run-index-token.js';
 import type { MemberService } from '../member-service.js';
 import { optionalService } from '../optional-service.js';
 import { getActorUsage } from './routes/get-actor-usage.js';

@@ -19,7 +19,7 @@ function stateAfter(records: readonly LoomRecord[]): RunIndexState {
   });
   return state;
 }
-const rowOf = (steps: RunStep[], t = thread('a')): RunRow => runRowOf(stateAfter(asRecords(MEMBER, t, steps)).runs.get(t)!, 'Reviewer');
+const rowOf = (steps: RunStep[], t = thread('a')): RunRow => runRowOf(stateAfter(asRecords(MEMBER, t, steps)).runs.get(t)!, 'Reviewer', steps.length);
 
 describe('run row (fold over a run thread)', () => {
   it('derives every field of a completed run from its records', () => {
@@ -104,7 +104,7 @@ describe('run row (fold over a run thread)', () => {
     expect(state.order.map((e) => e.thread)).to.deep.equal([thread('a'), thread('b')]);
     expect(state.byActor.get(OTHER)!.map((e) => e.thread)).to.deep.equal([thread('b')]);
     const restored = memberRunsFold.checkpoint!.load(JSON.parse(JSON.stringify(memberRunsFold.checkpoint!.save(state))));
-    expect(runRowOf(restored.runs.get(thread('a'))!, null)).to.deep.equal(runRowOf(state.runs.get(thread('a'))!, null));
+    expect(runRowOf(restored.runs.get(thread('a'))!, null, 9)).to.deep.equal(runRowOf(state.runs.get(thread('a'))!, null, 9));
     expect(restored.byDefinition.size).to.equal(2);
     // Applied all at once or one by one, the same value.
     expect(replayFold(memberRunsFold, '', records.map((record, i) => ({ record, sequence: i + 1 })))).to.deep.equal({ runs: 2, ended: 1 });

@@ -5,6 +5,10 @@
  * from the run-record vocabulary yet stays null: `ask` (decision requests
  * arrive with the decisions issue) and the report fields unless the outcome
  * carries them.
+ *
+ * Pure like the fold (it imports the record algebra, the run vocabulary and
+ * TypeBox only): the SDK's verifyRun recomputes a row with it from the run
+ * thread's records up to the row's `watermark`.
  */
 import { Type, type Static, type TSchema } from 'typebox';
 import type { JsonObject } from '../../../core/records/json.js';
@@ -55,6 +59,10 @@ export const RunRowSchema = Type.Object(
     evidence: Type.Unknown(),
     candidates: Type.Unknown(),
     reported_by: Nullable(Type.String()),
+    watermark: Type.Integer({
+      minimum: 0,
+      description: "The log sequence the row covers: recomputing the member_runs fold over the run thread's records up to it gives this row (loom runs show --verify).",
+    }),
   },
   { $id: 'RunRow' },
 );
@@ -75,9 +83,10 @@ export function stateOf(entry: Pick<RunEntry, 'outcome'>): RunState {
 
 /**
  * The row. Turns and spend are the member's own account at its outcome when
- * the outcome states them, else the tally of its turn records.
+ * the outcome states them, else the tally of its turn records. `watermark`
+ * is the sequence the fold had reached when `entry` was read.
  */
-export function runRowOf(entry: RunEntry, actorName: string | null): RunRow {
+export function runRowOf(entry: RunEntry, actorName: string | null, watermark: number): RunRow {
   const open = entry.opening;
   const end = entry.end;
   const turns = number(json(end, 'turns'));
@@ -119,5 +128,6 @@ export function runRowOf(entry: RunEntry, actorName: string | null): RunRow {
     evidence: json(end, 'evidence'),
     candidates: json(end, 'candidates'),
     reported_by: text(json(end, 'reported_by')),
+    watermark,
   };
 }

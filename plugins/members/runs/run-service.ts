@@ -29,7 +29,7 @@ export const LIST_LIMIT_MAX = 500;
 export interface RunServiceDeps {
   readonly reader: Pick<RecordReader, 'restriction' | 'get'>;
   readonly members: Pick<MemberService, 'entry' | 'ownedBy'>;
-  readonly runs: Pick<OwnFold<RunIndexState>, 'state'>;
+  readonly runs: Pick<OwnFold<RunIndexState>, 'snapshot'>;
   readonly clock: Clock;
   readonly scanCeiling: () => number;
 }
@@ -83,9 +83,10 @@ export class RunService {
   constructor(private readonly deps: RunServiceDeps) {}
 
   row(caller: Caller, thread: string): RunRow {
-    const entry = this.deps.runs.state().runs.get(thread);
+    const { state, watermark } = this.deps.runs.snapshot();
+    const entry = state.runs.get(thread);
     if (!entry || !this.visible(caller, entry)) throw new LoomError('NOT_FOUND', `no run ${thread} that you may read is on record`);
-    return this.rowOf(entry);
+    return this.rowOf(entry, watermark);
   }
 
   /** Newest first; reads at most the scan ceiling of runs, `capped` when it stopped there with older runs unread and the page not full. */
@@ -93,7 +94,8 @@ export class RunService {
     const limit = query.limit ?? LIST_LIMIT_DEFAULT;
     const since = query.since === undefined ? null : Date.parse(query.since);
     if (since !== null && Number.isNaN(since)) throw new LoomError('INVALID_QUERY', `since must be an ISO 8601 time, got ${query.since}`);
-    const order = this.deps.runs.state().order;
+    const { state, watermark } = this.deps.runs.snapshot();
+    const order = state.order;
     const ceiling = this.deps.scanCeiling();
     const data: RunRow[] = [];
     let scanned = 0;
@@ -104,19 +106,20 @@ export class RunService {
       if (query.state !== undefined && stateOf(entry) !== query.state) continue;
       if (since !== null && (entry.startedAt === null || entry.startedAt < since)) continue;
       if (!this.visible(caller, entry)) continue;
-      data.push(this.rowOf(entry));
+      data.push(this.rowOf(entry, watermark));
     }
     return { object: 'list', data, scan_ceiling: ceiling, capped: data.length < limit && i >= 0 };
   }
 
   /** The runs `did` executed, and those of the members it owns, newest first; the newest scan-ceiling of them, `truncated` past that. */
   actorRuns(caller: Caller, did: string): ActorRunList {
-    const index = this.deps.runs.state().byActor;
+    const { state, watermark } = this.deps.runs.snapshot();
+    const index = state.byActor;
     const lists = [index.get(did) ?? []];
     for (const member of this.deps.members.ownedBy(did)) if (member.did !== did) lists.push(index.get(member.did) ?? []);
     const all = lists.flat().sort((a, b) => b.sequence - a.sequence);
     const ceiling = this.deps.scanCeiling();
-    const data = all.slice(0, ceiling).filter((entry) => this.visible(caller, entry)).map((entry) => this.rowOf(entry));
+    const data = all.slice(0, ceiling).filter((entry) => this.visible(caller, entry)).map((entry) => this.rowOf(entry, watermark));
     return { object: 'run_list', actor: did, count: data.length, truncated: all.length > ceiling, data };
   }
 
@@ -133,13 +136,14 @@ export class RunService {
     const now = this.deps.clock();
     const dayStart = now - (now % DAY_MS);
     const usage: ActorUsage = { object: 'actor_usage', actor: did, window_kind: 'daily', day: new Date(dayStart).toISOString().slice(0, 10), loop_count: 0, input_tokens: 0, output_tokens: 0, cost_usd: 0 };
-    const runs = this.deps.runs.state().byActor.get(did) ?? [];
+    const { state, watermark } = this.deps.runs.snapshot();
+    const runs = state.byActor.get(did) ?? [];
     // Newest last: walk back until a run started before today (receipt times rise with the log).
     for (let i = runs.length - 1; i >= 0; i--) {
       const entry = runs[i]!;
       if (entry.startedAt === null || entry.startedAt < dayStart) break;
       if (entry.startedAt >= dayStart + DAY_MS || !this.visible(caller, entry)) continue;
-      const row = this.rowOf(entry);
+      const row = this.rowOf(entry, watermark);
       usage.loop_count++;
       usage.input_tokens += entry.inputTokens;
       usage.output_tokens += entry.outputTokens;
@@ -152,8 +156,8 @@ export class RunService {
     return threadVisibility(this.deps.reader.restriction(caller), entry.thread) === 'all';
   }
 
-  private rowOf(entry: RunEntry): RunRow {
-    return runRowOf(entry, this.deps.members.entry(entry.actor)?.current.display_name ?? null);
+  private rowOf(entry: RunEntry, watermark: number): RunRow {
+    return runRowOf(entry, this.deps.members.entry(entry.actor)?.current.display_name ?? null, watermark);
   }
 }
 
