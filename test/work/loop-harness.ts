@@ -13,7 +13,7 @@ import type { FakeProvider } from '../fakes/fake-server.js';
 import type { VendorUnderTest } from '../fakes/provider-harness.js';
 import { bearer, bootstrapAdmin, createAccount, type Credential } from '../helpers/auth.js';
 import { request, startServer, type HttpAnswer, type StartedServer } from '../helpers/http-server.js';
-import { memberToolsPlugin, TOOL_READ, TOOL_WRITE } from '../members/member-tools-plugin.js';
+import { memberToolsPlugin, TOOL_FAIL, TOOL_FETCH, TOOL_READ, TOOL_WRITE } from '../members/member-tools-plugin.js';
 
 /** A priced catalog model per vendor (the shipped defaults), so spend is real money on paper. */
 export const MODEL_OF: Record<string, string> = { anthropic: 'claude-haiku-4-5', openai: 'gpt-5-mini', ollama: 'llama3.1' };
@@ -102,4 +102,4 @@ export async function loopWorld(vendor: VendorUnderTest, options: WorldOptions =
   return world;
 }
 
-export { TOOL_READ, TOOL_WRITE };
+export { TOOL_FAIL, TOOL_FETCH, TOOL_READ, TOOL_WRITE };

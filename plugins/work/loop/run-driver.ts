@@ -33,6 +33,14 @@ import { GUARDRAIL_THRESHOLD, KIND_COERCION, KIND_GUARDRAIL, KIND_PROVIDER_ERROR
 /** Output ceiling of one call when no budget is tighter. */
 export const DEFAULT_MAX_OUTPUT_TOKENS = 8_192;
 
+/**
+ * The least output a call is made with: a budget that leaves room for fewer
+ * tokens than this is exhausted, since no useful answer (a tool call with
+ * its input, a closing sentence) fits in less, and a call cut at a handful
+ * of tokens would spend its input for nothing.
+ */
+export const MIN_OUTPUT_TOKENS = 64;
+
 /** Why a run's abort signal fired. */
 export type StopReason = 'cancel' | 'shutdown' | 'wall_clock';
 
@@ -153,8 +161,8 @@ export class RunDriver {
       return { outcome: 'failed', summary: 'no provider for the run\'s model' };
     }
     const request = await this.request(state, model.id);
-    const clamp = this.clamp(state, ceilings, model, request);
-    if ('exhausted' in clamp) return { outcome: 'budget_exhausted', budgetKind: clamp.exhausted };
+    const clamp = await this.clamp(state, ceilings, model, request);
+    if ('exhausted' in clamp) return this.signal.aborted ? this.aborted() : { outcome: 'budget_exhausted', budgetKind: clamp.exhausted };
     const turnNumber = state.turns.length + 1;
     let answer: ModelTurn;
     const retries: Promise<unknown>[] = [];
@@ -171,11 +179,7 @@ export class RunDriver {
     } catch (error) {
       clamp.release();
       await Promise.all(retries);
-      if (this.signal.aborted) {
-        if (this.stopReason === 'wall_clock') return { outcome: 'budget_exhausted', budgetKind: 'wall_clock' };
-        if (this.stopReason === 'cancel') return { outcome: 'cancelled' };
-        return null;
-      }
+      if (this.signal.aborted) return this.aborted();
       const failure = error instanceof ProviderError ? error : new ProviderError(model.provider, 'client_error', error instanceof Error ? error.message : String(error));
       await this.write('KNOW', { kind: KIND_PROVIDER_ERROR, turn: turnNumber, attempt: 1, final: true, ...failure.toJSON() }, [state.lastOwnId]);
       return { outcome: 'failed', summary: `provider error: ${failure.type}` };
@@ -228,6 +232,13 @@ export class RunDriver {
     return null;
   }
 
+  /** The ending an abort calls for: a cancel or the wall clock end the run; a shutdown leaves it to resume. */
+  private aborted(): Ending | null {
+    if (this.stopReason === 'wall_clock') return { outcome: 'budget_exhausted', budgetKind: 'wall_clock' };
+    if (this.stopReason === 'cancel') return { outcome: 'cancelled' };
+    return null;
+  }
+
   private async request(state: RunState, model: string): Promise<Omit<ModelRequest, 'maxTokens'>> {
     const granted = Array.isArray(state.opening['tools']) ? (state.opening['tools'] as unknown[]).filter((name): name is string => typeof name === 'string') : [];
     const tools: ToolSpec[] = [];
@@ -246,7 +257,7 @@ export class RunDriver {
    * the daily cap until the turn is recorded (so two runs of one member never
    * both spend the last cent). Exhausted when nothing is left.
    */
-  private clamp(state: RunState, ceilings: RunCeilings, model: PricedModel, request: Omit<ModelRequest, 'maxTokens'>): { maxTokens: number; estimatedInput: number; release: () => void } | { exhausted: BudgetKind } {
+  private async clamp(state: RunState, ceilings: RunCeilings, model: PricedModel, request: Omit<ModelRequest, 'maxTokens'>): Promise<{ maxTokens: number; estimatedInput: number; release: () => void } | { exhausted: BudgetKind }> {
     const previous = state.turns.length > 0 ? this.lastTurnTokens() : 0;
     const newChars = JSON.stringify(request.messages.slice(-2)).length + (state.turns.length === 0 ? JSON.stringify(request.tools).length + (request.system?.length ?? 0) : 0);
     const estimatedInput = previous + estimateTokens(newChars);
@@ -255,18 +266,23 @@ export class RunDriver {
     const outputTokensFor = (usd: number) => (model.output_usd_per_mtok > 0 ? Math.floor((usd * 1_000_000) / model.output_usd_per_mtok) : Number.POSITIVE_INFINITY);
     if (ceilings.token_budget !== null) {
       const left = ceilings.token_budget - state.inputTokens - state.outputTokens - estimatedInput;
-      if (left < 1) return { exhausted: 'tokens' };
+      if (left < MIN_OUTPUT_TOKENS) return { exhausted: 'tokens' };
       maxTokens = Math.min(maxTokens, left);
     }
     if (ceilings.budget_usd !== null) {
       const left = outputTokensFor(ceilings.budget_usd - state.spentUsd - inputUsd);
-      if (left < 1) return { exhausted: 'cost' };
+      if (left < MIN_OUTPUT_TOKENS) return { exhausted: 'cost' };
       maxTokens = Math.min(maxTokens, left);
     }
-    const reservation = this.deps.spend.reserve(state.actor, ceilings.daily_cost_cap_usd, (room) => {
-      const left = room === null ? maxTokens : Math.min(maxTokens, outputTokensFor(room - inputUsd));
-      return left < 1 ? null : { tokens: left, usd: inputUsd + (left * model.output_usd_per_mtok) / 1_000_000 };
-    });
+    const reservation = await this.deps.spend.reserve(
+      state.actor,
+      ceilings.daily_cost_cap_usd,
+      (room) => {
+        const left = room === null ? maxTokens : Math.min(maxTokens, outputTokensFor(room - inputUsd));
+        return left < MIN_OUTPUT_TOKENS ? null : { tokens: left, usd: inputUsd + (left * model.output_usd_per_mtok) / 1_000_000 };
+      },
+      this.signal,
+    );
     if (!reservation) return { exhausted: 'daily_cost' };
     return { maxTokens: reservation.tokens, estimatedInput, release: reservation.release };
   }
