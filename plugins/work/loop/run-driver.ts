@@ -302,6 +302,11 @@ export class RunDriver {
 
   private async end(state: RunState, ending: Ending): Promise<void> {
     if (state.outcome) return;
+    // Every call the model made gets its one result, also when the run ends before running it.
+    for (const call of pendingCalls(state)) {
+      await this.result(call.id, call.callId, { ok: false, output: null, error: { code: 'RUN_ENDED', message: `the run ended (${ending.outcome}) before this call ran` }, durationMs: 0 });
+    }
+    if (pendingCalls(state).length > 0) state = (await this.refresh()) ?? state;
     const body: JsonObject = {
       kind: KIND_LOOP_OUTCOME,
       outcome: ending.outcome,
@@ -312,7 +317,7 @@ export class RunDriver {
       input_tokens: state.inputTokens,
       output_tokens: state.outputTokens,
       budget_kind: ending.budgetKind ?? null,
-      summary: ending.summary ?? null,
+      summary: ending.summary ?? (ending.outcome === 'cancelled' ? (state.cancel?.reason ?? null) : null),
       ...(state.cancel ? { cancelled_by: state.cancel.by, cancel: state.cancel.id } : {}),
       ...(ending.extra ?? {}),
     };
