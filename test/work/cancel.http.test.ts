@@ -49,6 +49,7 @@ for (const vendor of VENDORS) {
         expect(row.outcome).to.equal('cancelled');
         expect(row.state).to.equal('stopped');
       }
+      if (process.env['LOOM_TEST_FIGURES']) console.log(`      p99 socket closed ${p99(closed).toFixed(1)} ms, outcome landed ${p99(landed).toFixed(1)} ms after cancel (${runs} runs)`);
       expect(p99(closed), `socket closed after cancel (ms): ${closed.map((ms) => ms.toFixed(1)).join(', ')}`).to.be.at.most(100);
       expect(p99(landed), `outcome landed after cancel (ms): ${landed.map((ms) => ms.toFixed(1)).join(', ')}`).to.be.at.most(250);
     });

@@ -67,6 +67,12 @@ interface Ending {
 
 const estimateTokens = (chars: number): number => Math.ceil(chars / 4);
 
+/** Whether the catalog price differs from the one the run opened with (each turn then says its own). */
+function priceChanged(opening: Readonly<Record<string, unknown>>, model: PricedModel): boolean {
+  const price = opening['price'] as { input_usd_per_mtok?: unknown; output_usd_per_mtok?: unknown } | undefined;
+  return price?.input_usd_per_mtok !== model.input_usd_per_mtok || price?.output_usd_per_mtok !== model.output_usd_per_mtok;
+}
+
 export class RunDriver {
   private records: StoredRecord[] = [];
   private state: RunState | null = null;
@@ -195,19 +201,20 @@ export class RunDriver {
           kind: KIND_TURN,
           turn: turnNumber,
           resolution_path: `provider:${model.provider}/${model.id}`,
-          model: answer.model,
           text: answer.text,
           stop_reason: answer.stopReason,
-          raw_stop_reason: answer.rawStopReason,
           input_tokens: usage.inputTokens,
           output_tokens: usage.outputTokens,
-          cache_read_tokens: usage.cacheReadTokens,
-          cache_write_tokens: usage.cacheWriteTokens,
-          usage_reported: answer.usage !== null,
           cost_usd: cost,
-          price: { input_usd_per_mtok: model.input_usd_per_mtok, output_usd_per_mtok: model.output_usd_per_mtok },
           max_tokens: clamp.maxTokens,
-          request_id: answer.requestId,
+          // Only what says more than the rest of the record: a turn is stored once per turn of every run.
+          ...(answer.rawStopReason !== answer.stopReason ? { raw_stop_reason: answer.rawStopReason } : {}),
+          ...(answer.model !== model.id ? { model: answer.model } : {}),
+          ...(usage.cacheReadTokens > 0 ? { cache_read_tokens: usage.cacheReadTokens } : {}),
+          ...(usage.cacheWriteTokens > 0 ? { cache_write_tokens: usage.cacheWriteTokens } : {}),
+          ...(answer.usage === null ? { usage_estimated: true } : {}),
+          ...(priceChanged(state.opening, model) ? { price: { input_usd_per_mtok: model.input_usd_per_mtok, output_usd_per_mtok: model.output_usd_per_mtok } } : {}),
+          ...(answer.requestId !== null ? { request_id: answer.requestId } : {}),
         },
         parents.length > 0 ? parents : [state.lastOwnId],
       );

@@ -349,6 +349,8 @@ export class RunStarter {
       domain: fields.domain,
       model: fields.model.id,
       provider: fields.model.provider,
+      // The price every turn's cost_usd is computed at (a turn names its own if the catalog changes mid-run).
+      price: { input_usd_per_mtok: fields.model.input_usd_per_mtok, output_usd_per_mtok: fields.model.output_usd_per_mtok },
       tools: fields.tools,
       narrowed: fields.narrowed,
       transport: 'in_process',
