@@ -35,6 +35,8 @@ import { RunControlToken, RunEngineToken, RunStarterToken } from './work-tokens.
 import { registerLoomTools } from './tools/register-loom-tools.js';
 import { isDrivenOpening, runOpeningGate } from './loop/run-opening-gate.js';
 import { LocalRecordsToken } from '../federation/index.js';
+import { AdapterRegistryToken } from '../rules/index.js';
+import { memberRunAdapter } from './dispatch-adapter.js';
 // ---- compensation review (plugins/work/compensation/) ----
 import { registerCompensation } from './compensation/register-compensation.js';
 export { COMPENSATION_ROUTES } from './compensation/register-compensation.js';
@@ -172,6 +174,8 @@ export const workPlugin = definePlugin({
       maxConcurrentRuns: options.maxConcurrentRuns,
     });
     scope.expose(RunStarterToken, starter);
+    // RECONCILE's dispatches to a member start a run of it (when the rules plugin is loaded).
+    if (scope.container.isRegistered(AdapterRegistryToken, true)) resolve(scope.container, AdapterRegistryToken).register(memberRunAdapter(members, starter), 'work');
     const control = new RunControl({ runs: resolve(scope.container, RunServiceToken), members, writer, engine, opening: (thread) => index.state().runs.get(thread)?.opening });
     scope.expose(RunControlToken, control);
     for (const route of WORK_ROUTES) scope.route(route);

@@ -28,7 +28,7 @@ import { callerOf, grantOf } from './run-grant.js';
 import { pendingCalls, readRun, type RunState } from './run-state.js';
 import type { DailySpend } from './daily-spend.js';
 import { guardrail, runTool } from './tool-runner.js';
-import { GUARDRAIL_THRESHOLD, KIND_COERCION, KIND_GUARDRAIL, KIND_PROVIDER_ERROR, type BudgetKind, type CoercionReason } from './work-kinds.js';
+import { GUARDRAIL_THRESHOLD, KIND_COERCION, KIND_DISPATCH_ANSWER, KIND_GUARDRAIL, KIND_PROVIDER_ERROR, type BudgetKind, type CoercionReason } from './work-kinds.js';
 
 /** Output ceiling of one call when no budget is tighter. */
 export const DEFAULT_MAX_OUTPUT_TOKENS = 8_192;
@@ -326,14 +326,34 @@ export class RunDriver {
       budget_kind: ending.budgetKind ?? null,
       summary: ending.summary ?? (ending.outcome === 'cancelled' ? (state.cancel?.reason ?? null) : null),
       ...(state.cancel ? { cancelled_by: state.cancel.by, cancel: state.cancel.id } : {}),
+      // A completed run claims its opening (an INTEND): a verdict on the claim is trust evidence for the member.
+      ...(ending.outcome === 'completed' ? { fulfills: state.openingId } : {}),
       ...(ending.extra ?? {}),
     };
+    let outcomeId: string;
     try {
-      await this.write('KNOW', body, [state.lastOwnId]);
+      outcomeId = await this.write('KNOW', body, [state.lastOwnId]);
     } catch (error) {
       this.deps.log.log('warn', 'run outcome not written', { thread: this.thread, outcome: ending.outcome, error: error instanceof Error ? error.message : String(error) });
       throw error;
     }
+    await this.answerDispatch(state, ending, outcomeId);
+  }
+
+  /** A run that delivers a dispatch closes it on the dispatch thread: fulfilled when completed, cancelled otherwise. */
+  private async answerDispatch(state: RunState, ending: Ending, outcomeId: string): Promise<void> {
+    const dispatch = state.opening['dispatch'] as { id?: unknown; thread?: unknown } | undefined;
+    if (typeof dispatch?.id !== 'string' || typeof dispatch.thread !== 'string') return;
+    const done = ending.outcome === 'completed';
+    const { stored } = await this.deps.writer.appendAs(SYSTEM, {
+      thread: dispatch.thread,
+      act: done ? 'KNOW' : 'DO',
+      actor: state.actor,
+      plugin: 'work',
+      body: { kind: KIND_DISPATCH_ANSWER, [done ? 'fulfills' : 'cancels']: dispatch.id, run: this.thread, outcome: ending.outcome, summary: ending.summary ?? null },
+      parents: [dispatch.id, outcomeId],
+    });
+    void stored;
   }
 
   /** Writes one of the run's own records, as the member (the engine's own write, through the ingest gates). */

@@ -77,6 +77,9 @@ export interface MemberRunRequest {
   model_override?: string;
   definition?: Partial<WorkLoop>;
   tags?: string[];
+  /** Not on the door: a dispatch this run delivers (the dispatch adapter), whose budget's duration is the wall clock. */
+  dispatch?: { readonly id: string; readonly thread: string };
+  wall_clock_secs?: number;
 }
 
 /** POST /v1/work/loop and its preview (spec §4.8): a person's own loop. */
@@ -100,6 +103,8 @@ export interface PlannedRun {
   readonly ceilings: RunCeilings;
   readonly opening: JsonObject;
   readonly usage: UsageToday;
+  /** The opening's parents (a dispatched run cites its dispatch record). */
+  readonly parents?: readonly string[];
 }
 
 export interface WorkLoopPreview {
@@ -202,7 +207,7 @@ export class RunStarter {
     const ceilings = effectiveCeilings(
       TIER_CAPS[tier],
       { max_turns: loop.max_turns, budget_usd: loop.budget_usd, daily_cost_cap_usd: loop.daily_cost_cap_usd, daily_loop_cap: loop.daily_loop_cap },
-      { max_turns: request.max_turns ?? null, budget_usd: request.budget_usd ?? null },
+      { max_turns: request.max_turns ?? null, budget_usd: request.budget_usd ?? null, wall_clock_secs: request.wall_clock_secs ?? null },
     );
     const thread = taskThreadId(`run ${did}`, randomUUID());
     const descriptors = tools.map((name) => this.deps.tools.get(name)!);
@@ -232,9 +237,10 @@ export class RunStarter {
         revert: request.revert ?? null,
         verification: request.verification ?? loop.verification,
         reads: loop.reads,
+        ...(request.dispatch ? { dispatch: { id: request.dispatch.id, thread: request.dispatch.thread } } : {}),
       },
     });
-    return { thread, actor: did, tier, model, tools, forbidden, ceilings, opening, usage: this.deps.usageToday(did, this.dayStart()) };
+    return { thread, actor: did, tier, model, tools, forbidden, ceilings, opening, usage: this.deps.usageToday(did, this.dayStart()), ...(request.dispatch ? { parents: [request.dispatch.id] } : {}) };
   }
 
   /** The tools a person's own loop gets by default (read-only ones and write_record) and may ask for (all they reach below the tier's forbidden set). */
@@ -315,7 +321,8 @@ export class RunStarter {
       const refusal = this.dailyRefusal(plan.ceilings, usage);
       if (refusal === 'WORK_DAILY_COUNT_EXCEEDED') throw new LoomError(refusal, `${plan.actor} has started ${usage.loop_count} runs today, its daily cap is ${plan.ceilings.daily_loop_cap}`);
       if (refusal === 'WORK_DAILY_CAP_EXCEEDED') throw new LoomError(refusal, `${plan.actor} has spent ${usage.cost_usd.toFixed(4)} USD today, its daily cap is ${plan.ceilings.daily_cost_cap_usd} USD`);
-      const { stored } = await this.deps.writer.appendAs(SYSTEM, { thread: plan.thread, act: 'DO', actor: plan.actor, plugin: 'work', body: plan.opening, parents: [] });
+      // An INTEND assigned to the actor: its completed outcome is the claim that fulfils it, so a verdict on either is trust evidence in the run's domain.
+      const { stored } = await this.deps.writer.appendAs(SYSTEM, { thread: plan.thread, act: 'INTEND', actor: plan.actor, plugin: 'work', body: plan.opening, parents: plan.parents ?? [] });
       return stored.record.id;
     });
   }
@@ -340,6 +347,7 @@ export class RunStarter {
     return {
       kind: KIND_RUN,
       schema_version: '1.0.0',
+      assigned_to: fields.grant.actor,
       definition: fields.definition,
       prompt: fields.prompt,
       frame: null,

@@ -10,6 +10,9 @@ export const KIND_COERCION = 'core.work.coercion.v1';
 /** A person's words to a running member (POST /v1/runs/{thread}/events `message`): the next model call reads them. */
 export const KIND_RUN_MESSAGE = 'core.work.message.v1';
 
+/** On a dispatch thread, by the member: the run that delivered the dispatch ended (`fulfills` or `cancels` the dispatch). */
+export const KIND_DISPATCH_ANSWER = 'core.work.dispatch_answer.v1';
+
 /** Why a run was blocked (prior art §1.19 coercion reasons). */
 export type CoercionReason = 'tool_unavailable' | 'ambiguous_goal' | 'precondition_failed' | 'decision_required' | 'input_invalid' | 'internal_error';
 
