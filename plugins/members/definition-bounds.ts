@@ -17,7 +17,7 @@ import { token } from '../../core/di/token.js';
 import { isThreadId } from '../../core/records/thread-id.js';
 import { KIND_PROMPT, promptRecordId, type DefinitionFields } from './definition.js';
 import type { ModelCatalog } from './model-catalog.js';
-import { TIER_CAPS, tierOf } from './tiers.js';
+import { tierCaps, tierOf } from './tiers.js';
 import type { ToolRegistry } from './tool-registry.js';
 
 /** Kinds only the instance writes: no member declares them (a bounded caller could not write them either). */
@@ -65,7 +65,7 @@ export async function checkDefinition(caller: Caller, member: string, fields: De
     if (INSTANCE_KIND_PREFIXES.some((prefix) => kind.startsWith(prefix))) throw new LoomError('WRITE_KIND_NOT_ADMITTED', `declares_kinds ${kind}: only the instance writes that kind`);
   }
   await checkReads(caller, loop.reads, deps);
-  const caps = TIER_CAPS[tierOf(deps.config, member)];
+  const caps = tierCaps(deps.config, tierOf(deps.config, member));
   if (loop.daily_cost_cap_usd !== null && caps.daily_cost_cap_usd !== null && loop.daily_cost_cap_usd > caps.daily_cost_cap_usd) {
     throw new LoomError('DAILY_CAP_TOO_WIDE', `work_loop.daily_cost_cap_usd ${loop.daily_cost_cap_usd} is above the member's tier cap of ${caps.daily_cost_cap_usd}`);
   }

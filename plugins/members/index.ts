@@ -33,7 +33,7 @@ import { listActorHistory } from './routes/list-actor-history.js';
 import { patchActorDefinition } from './routes/patch-actor-definition.js';
 import { retireActor } from './routes/retire-actor.js';
 import { revertActorDefinition } from './routes/revert-actor-definition.js';
-import { actorTierTopic } from './tiers.js';
+import { actorTierTopic, tierTopic } from './tiers.js';
 import { registerEvals } from './evals/register-evals.js';
 import { ToolRegistry, ToolRegistryToken } from './tool-registry.js';
 // ---- Blueprints ----
@@ -57,7 +57,7 @@ export { ToolRegistryToken, type ToolRegistry, type ToolDescriptor } from './too
 export { MemberServiceToken, type MemberService } from './member-service.js';
 export { ModelCatalogToken } from './model-catalog-token.js';
 export { type PricedModel, DEFAULT_MODELS, modelsTopic } from './model-catalog.js';
-export { TIER_CAPS, actorTierTopic, tierOf, type Tier, type TierCaps } from './tiers.js';
+export { TIER_CAPS, actorTierTopic, tierCaps, tierOf, tierTopic, type Tier, type TierCaps } from './tiers.js';
 export { memberDid } from './member-did.js';
 export { KIND_DEFINITION, KIND_PROMPT, WorkLoopSchema, definitionFields, promptRecordId, type DefinitionBody, type DefinitionFields, type WorkLoop } from './definition.js';
 export { MemberBoundsToken, checkDefinition, isBounded, type BoundsDeps } from './definition-bounds.js';
@@ -92,6 +92,7 @@ export const membersPlugin = definePlugin({
     scope.expose(ToolRegistryToken, tools);
     scope.configTopic(modelsTopic);
     scope.configTopic(actorTierTopic);
+    scope.configTopic(tierTopic);
     const config = resolve(scope.container, Config);
     const models = new ModelCatalog(config);
     scope.expose(ModelCatalogToken, models);

@@ -37,6 +37,7 @@ import { isDrivenOpening, runOpeningGate } from './loop/run-opening-gate.js';
 import { LocalRecordsToken } from '../federation/index.js';
 import { AdapterRegistryToken } from '../rules/index.js';
 import { memberRunAdapter } from './dispatch-adapter.js';
+import { fanOutTools } from './loop/fan-out-tools.js';
 // ---- compensation review (plugins/work/compensation/) ----
 import { registerCompensation } from './compensation/register-compensation.js';
 export { COMPENSATION_ROUTES } from './compensation/register-compensation.js';
@@ -165,9 +166,10 @@ export const workPlugin = definePlugin({
       writer,
       sections: resolve(scope.container, LogCriticalSectionToken),
       clock,
-      openRunCount: () => {
+      openRunCount: (actor) => {
         let open = 0;
-        for (const entry of index.state().runs.values()) if (entry.outcome === null && entry.opening['grant'] !== undefined) open++;
+        const entries = actor === undefined ? index.state().runs.values() : (index.state().byActor.get(actor) ?? []);
+        for (const entry of entries) if (entry.outcome === null && entry.opening['grant'] !== undefined) open++;
         return open;
       },
       usageToday: (actor, start) => usageOf(index.state().byActor.get(actor), start),
@@ -176,7 +178,9 @@ export const workPlugin = definePlugin({
     scope.expose(RunStarterToken, starter);
     // RECONCILE's dispatches to a member start a run of it (when the rules plugin is loaded).
     if (scope.container.isRegistered(AdapterRegistryToken, true)) resolve(scope.container, AdapterRegistryToken).register(memberRunAdapter(members, starter), 'work');
-    const control = new RunControl({ runs: resolve(scope.container, RunServiceToken), members, writer, engine, opening: (thread) => index.state().runs.get(thread)?.opening });
+    const runService = resolve(scope.container, RunServiceToken);
+    for (const tool of fanOutTools({ starter, engine, runs: runService, config, allRuns: () => index.state().order, run: (thread) => index.state().runs.get(thread) })) tools.add(tool);
+    const control = new RunControl({ runs: runService, members, writer, engine, opening: (thread) => index.state().runs.get(thread)?.opening });
     scope.expose(RunControlToken, control);
     for (const route of WORK_ROUTES) scope.route(route);
     scope.corsHeaders(['last-event-id']);

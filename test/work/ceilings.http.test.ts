@@ -104,6 +104,8 @@ describe('budget overshoot is at most one clamped turn (G4)', function () {
     const cap = 0.01;
     const world = await loopWorld(anthropic, { memberLoop: { daily_cost_cap_usd: cap, budget_usd: 1, max_turns: 100 }, work: { maxConcurrentRuns: 32 } });
     try {
+      // The Team tier runs 64 at once (Trial: 4).
+      expect((await world.call('POST', '/v1/config/actor_tier', world.admin, { actor: world.member, tier: 'team' })).status).to.equal(201);
       world.fake.enqueue(...Array.from({ length: 400 }, (_, i) => readCall(i)));
       const threads = await Promise.all(Array.from({ length: 20 }, (_, i) => world.run({ goal: `run ${i}` })));
       const rows = await Promise.all(threads.map((thread) => world.ended(thread, 30_000)));

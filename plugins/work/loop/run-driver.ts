@@ -25,7 +25,7 @@ import { ProviderError, type ModelProviders, type ModelRequest, type ModelTurn, 
 import { ceilingsOf, type RunCeilings } from './ceilings.js';
 import { conversation } from './conversation.js';
 import { callerOf, grantOf } from './run-grant.js';
-import { pendingCalls, readRun, type RunState } from './run-state.js';
+import { pendingCalls, readRun, unrecordedCalls, type DeclaredCall, type RunState } from './run-state.js';
 import type { DailySpend } from './daily-spend.js';
 import { guardrail, runTool } from './tool-runner.js';
 import { GUARDRAIL_THRESHOLD, KIND_COERCION, KIND_DISPATCH_ANSWER, KIND_GUARDRAIL, KIND_PROVIDER_ERROR, type BudgetKind, type CoercionReason } from './work-kinds.js';
@@ -107,6 +107,13 @@ export class RunDriver {
 
   /** One step: the pending calls, else the completion rule, else the ceilings and one model turn. Answers an ending, or null to go on. */
   private async step(state: RunState): Promise<Ending | null> {
+    // The turn is on record but not all of its calls: write the rest first (from the turn), then run them.
+    const unrecorded = unrecordedCalls(state);
+    if (unrecorded.length > 0) {
+      const turn = state.turns.at(-1)!;
+      for (const call of unrecorded) await this.write('CALL', { kind: KIND_TOOL_CALL, ...call, turn: turn.turn } as unknown as JsonObject, [turn.id]);
+      return null;
+    }
     const pending = pendingCalls(state);
     if (pending.length > 0) return this.runCalls(state);
     const last = state.turns.at(-1);
@@ -194,6 +201,13 @@ export class RunDriver {
     const usage = answer.usage ?? { inputTokens: clamp.estimatedInput, outputTokens: estimateTokens(answer.text.length + JSON.stringify(answer.toolCalls).length), cacheReadTokens: 0, cacheWriteTokens: 0 };
     const cost = (usage.inputTokens * model.input_usd_per_mtok + usage.outputTokens * model.output_usd_per_mtok) / 1_000_000;
     const parents = state.turns.at(-1)?.calls.map((call) => call.result?.id ?? call.id) ?? [];
+    const calls: DeclaredCall[] = answer.toolCalls.map((call) => ({
+      call_id: call.id,
+      tool: call.name,
+      input: call.input as JsonObject,
+      ...(call.inputError === undefined ? {} : { input_error: call.inputError }),
+      ...(call.rawInput === undefined ? {} : { raw_input: call.rawInput }),
+    }));
     try {
       const turn = await this.write(
         'DO',
@@ -215,24 +229,12 @@ export class RunDriver {
           ...(answer.usage === null ? { usage_estimated: true } : {}),
           ...(priceChanged(state.opening, model) ? { price: { input_usd_per_mtok: model.input_usd_per_mtok, output_usd_per_mtok: model.output_usd_per_mtok } } : {}),
           ...(answer.requestId !== null ? { request_id: answer.requestId } : {}),
+          // The calls asked for, so a restart between this record and the call records writes the missing ones (each input is then stored twice).
+          ...(calls.length > 0 ? { tool_calls: calls as unknown as JsonValue } : {}),
         },
         parents.length > 0 ? parents : [state.lastOwnId],
       );
-      for (const call of answer.toolCalls) {
-        await this.write(
-          'CALL',
-          {
-            kind: KIND_TOOL_CALL,
-            call_id: call.id,
-            tool: call.name,
-            input: call.input as JsonObject,
-            turn: turnNumber,
-            ...(call.inputError === undefined ? {} : { input_error: call.inputError }),
-            ...(call.rawInput === undefined ? {} : { raw_input: call.rawInput }),
-          },
-          [turn],
-        );
-      }
+      for (const call of calls) await this.write('CALL', { kind: KIND_TOOL_CALL, ...call, turn: turnNumber } as unknown as JsonObject, [turn]);
     } finally {
       clamp.release();
     }

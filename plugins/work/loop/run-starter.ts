@@ -19,7 +19,7 @@ import type { JsonObject } from '../../../core/records/json.js';
 import { isThreadId, taskThreadId } from '../../../core/records/thread-id.js';
 import {
   KIND_RUN,
-  TIER_CAPS,
+  tierCaps,
   checkDefinition,
   definitionFields,
   promptRecordId,
@@ -55,8 +55,8 @@ export interface RunStarterDeps {
   readonly writer: RecordWriter;
   readonly sections: LogCriticalSection;
   readonly clock: () => number;
-  /** Runs without an outcome on the whole log (every server's). */
-  readonly openRunCount: () => number;
+  /** Runs without an outcome on the whole log (every server's), or of one actor. */
+  readonly openRunCount: (actor?: string) => number;
   readonly usageToday: (actor: string, dayStart: number) => UsageToday;
   readonly maxConcurrentRuns: number;
 }
@@ -80,6 +80,8 @@ export interface MemberRunRequest {
   /** Not on the door: a dispatch this run delivers (the dispatch adapter), whose budget's duration is the wall clock. */
   dispatch?: { readonly id: string; readonly thread: string };
   wall_clock_secs?: number;
+  /** Not on the door: the run that fans out to this one (fan-out-tools.ts). */
+  parentRun?: { readonly thread: string; readonly root: string; readonly depth: number; readonly call: string };
 }
 
 /** POST /v1/work/loop and its preview (spec §4.8): a person's own loop. */
@@ -205,7 +207,7 @@ export class RunStarter {
     const forbidden = this.forbiddenTools(tier);
     const tools = loop.tools.filter((name) => this.deps.tools.get(name) && !forbidden.includes(name));
     const ceilings = effectiveCeilings(
-      TIER_CAPS[tier],
+      tierCaps(this.deps.config, tier),
       { max_turns: loop.max_turns, budget_usd: loop.budget_usd, daily_cost_cap_usd: loop.daily_cost_cap_usd, daily_loop_cap: loop.daily_loop_cap },
       { max_turns: request.max_turns ?? null, budget_usd: request.budget_usd ?? null, wall_clock_secs: request.wall_clock_secs ?? null },
     );
@@ -238,6 +240,7 @@ export class RunStarter {
         verification: request.verification ?? loop.verification,
         reads: loop.reads,
         ...(request.dispatch ? { dispatch: { id: request.dispatch.id, thread: request.dispatch.thread } } : {}),
+        ...(request.parentRun ? { parent_run: { ...request.parentRun } } : {}),
       },
     });
     return { thread, actor: did, tier, model, tools, forbidden, ceilings, opening, usage: this.deps.usageToday(did, this.dayStart()), ...(request.dispatch ? { parents: [request.dispatch.id] } : {}) };
@@ -262,7 +265,7 @@ export class RunStarter {
     for (const name of request.tools ?? []) if (!grantable.requestable.includes(name)) throw new LoomError('TOOL_NOT_IN_REACH', `tool ${name} is not one this credential may give its loop (${grantable.requestable.join(', ') || 'none'})`);
     const tools = request.tools ?? grantable.default;
     const model = request.model !== undefined ? this.modelFor(request.model) : this.defaultModel();
-    const ceilings = effectiveCeilings(TIER_CAPS[tier], { max_turns: request.max_turns ?? null, token_budget: request.token_budget ?? null, wall_clock_secs: request.wall_clock_secs ?? null });
+    const ceilings = effectiveCeilings(tierCaps(this.deps.config, tier), { max_turns: request.max_turns ?? null, token_budget: request.token_budget ?? null, wall_clock_secs: request.wall_clock_secs ?? null });
     const thread = taskThreadId(`loop ${me}`, randomUUID());
     const grant: RunGrant = { principal: caller.principal ?? me, actor: me, scopes: isOperator(caller) ? ['admin'] : [...caller.scopes] };
     const opening = this.opening({
@@ -287,7 +290,7 @@ export class RunStarter {
 
   preview(caller: Caller, request: WorkLoopRequest): WorkLoopPreview {
     const tier = this.selfTier(caller);
-    const caps = TIER_CAPS[tier];
+    const caps = tierCaps(this.deps.config, tier);
     const usage = this.deps.usageToday(actingDid(caller), this.dayStart());
     const ceilings = effectiveCeilings(caps, { max_turns: request.max_turns ?? null, token_budget: request.token_budget ?? null, wall_clock_secs: request.wall_clock_secs ?? null });
     let model: PricedModel | null = null;
@@ -317,6 +320,9 @@ export class RunStarter {
     return this.deps.sections.run('work.admission', async () => {
       const running = this.deps.openRunCount();
       if (running >= this.deps.maxConcurrentRuns) throw new LoomError('ADMISSION_CEILING', `${running} runs are running and this instance admits at most ${this.deps.maxConcurrentRuns} at once; try again when one ends`);
+      const concurrency = tierCaps(this.deps.config, plan.tier).concurrency;
+      const mine = concurrency === null ? 0 : this.deps.openRunCount(plan.actor);
+      if (concurrency !== null && mine >= concurrency) throw new LoomError('ADMISSION_CEILING', `${plan.actor} has ${mine} runs running and its ${tierName(plan.tier)} tier runs at most ${concurrency} at once; try again when one ends`);
       const usage = this.deps.usageToday(plan.actor, this.dayStart());
       const refusal = this.dailyRefusal(plan.ceilings, usage);
       if (refusal === 'WORK_DAILY_COUNT_EXCEEDED') throw new LoomError(refusal, `${plan.actor} has started ${usage.loop_count} runs today, its daily cap is ${plan.ceilings.daily_loop_cap}`);
