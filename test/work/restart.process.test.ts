@@ -277,4 +277,53 @@ describe('work runs survive kill -9 (real loom processes)', function () {
     }
     expect.fail(`the kill never landed between a tool call and its result:\n${windows.join('\n')}`);
   });
+
+  it('(c) killed between a turn and its tool call records: every call the model asked for is recorded, run once and answered (fails until the engine keeps the calls with the turn: /work/notes/restart33.md)', async () => {
+    const CALLS = 60;
+    const toolTurn = (attempt: number): ScriptedTurn =>
+      script.toolCalls(
+        Array.from({ length: CALLS }, (_, i) => ({ id: `toolu_restart_c${attempt}_${i}`, name: TOOL, input: { thread: notes, after: i, limit: 1 } })),
+        { usage: { input: 300, output: 900 } },
+      );
+    const closing = (): ScriptedTurn => script.text('Read every page.', { usage: { input: 2_000, output: 8 } });
+    const comparable = (records: readonly any[]) => {
+      const a = account(records);
+      const strip = (id: string) => id.replace(/^toolu_restart_c\d+_/, '');
+      return { ...a, calls: a.calls.map((call) => ({ ...call, call_id: strip(call.call_id) })), results: a.results.map((result) => ({ ...result, call_id: strip(result.call_id) })).sort((x, y) => x.call_id.localeCompare(y.call_id)) };
+    };
+
+    world.fake.enqueue(toolTurn(0), closing());
+    const baselineThread = await world.run('page through the notes');
+    const baselineRow = await world.ended(baselineThread);
+    const baseline = await world.records(baselineThread);
+    expect(baselineRow.outcome, JSON.stringify(baselineRow)).to.equal('completed');
+
+    const windows: string[] = [];
+    for (let attempt = 1; attempt <= 6; attempt++) {
+      const first = world.fake.requests.length;
+      world.fake.enqueue(toolTurn(attempt), closing());
+      const thread = await world.run('page through the notes');
+      // Kill as soon as the turn is on record: its 60 call records are written one by one after it.
+      await until('the first turn', async () => ofKind(await world.records(thread), TURN).length > 0, 20_000, 0);
+      const landed = await world.crash(thread, () => undefined);
+      const calls = ofKind(landed, CALL).length;
+      const window = `attempt ${attempt}: ${calls} of ${CALLS} calls and ${ofKind(landed, RESULT).length} results on disk at the kill`;
+      windows.push(window);
+      if (ofKind(landed, TURN).length < 2 && world.fake.pending() === 0) world.fake.enqueue(closing());
+
+      const row = await world.ended(thread);
+      const records = await world.records(thread);
+      const after = `${window}; after the restart: outcome ${row.outcome}, ${ofKind(records, CALL).length} calls, ${ofKind(records, RESULT).length} results, ${ofKind(records, TURN).length} turns`;
+      expect(row.outcome, after).to.equal('completed');
+      expect(ofKind(records, CALL), after).to.have.length(CALLS);
+      expectOneResultPerCall(records);
+      expect(comparable(records), after).to.deep.equal(comparable(baseline));
+      expect(world.fake.requests.length - first, after).to.equal(2);
+      if (calls < CALLS) {
+        console.log(`      kill landed between the turn and its calls (${after})`);
+        return;
+      }
+    }
+    expect.fail(`the kill never landed between a turn and its last call record:\n${windows.join('\n')}`);
+  });
 });
