@@ -9,6 +9,7 @@
  */
 import { expect } from 'chai';
 import { spawn } from 'node:child_process';
+import { createServer, request as httpRequest } from 'node:http';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -53,6 +54,40 @@ describe('loom run, runs cancel/tail/say and work commands', function () {
     return { child, out, exited, seen };
   }
 
+  /**
+   * A proxy that cuts the first run stream through it right after its first
+   * record event (a dropped connection), and notes each stream request's
+   * Last-Event-ID.
+   */
+  async function cuttingProxy(target: string) {
+    const streams: Array<string | undefined> = [];
+    const proxy = createServer((req, res) => {
+      const stream = new URL(req.url!, target).pathname.endsWith('/stream');
+      const cut = stream && streams.push(req.headers['last-event-id'] as string | undefined) === 1;
+      const upstream = httpRequest(target + req.url, { method: req.method, headers: req.headers }, (answer) => {
+        res.writeHead(answer.statusCode!, answer.headers);
+        let cutting = false;
+        answer.on('data', (chunk: Buffer) => {
+          if (cutting) return;
+          res.write(chunk);
+          if (cut && chunk.includes('event: record')) {
+            // Nothing more passes; the connection drops once the record has reached the client.
+            cutting = true;
+            setTimeout(() => {
+              answer.destroy();
+              res.destroy();
+            }, 100);
+          }
+        });
+        answer.on('end', () => res.end());
+      });
+      req.pipe(upstream);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    const { port } = proxy.address() as { port: number };
+    return { url: `http://127.0.0.1:${port}`, streams, close: () => new Promise<void>((resolve) => proxy.close(() => resolve())) };
+  }
+
   before(async () => {
     root = await mkdtemp(join(tmpdir(), 'loom-work-cli-'));
     config = join(root, 'config.json');
@@ -75,6 +110,23 @@ describe('loom run, runs cancel/tail/say and work commands', function () {
     expect(text).to.match(/\noutcome: completed after 2 turns, spent \$0\.\d{4} of \$5\.0000\n$/);
     const row = await world.ended(thread);
     expect(row).to.include({ state: 'done', outcome: 'completed', turns: 2 });
+  });
+
+  it('a dropped stream is reopened with Last-Event-ID: every record shown once, in order', async () => {
+    const proxy = await cuttingProxy(world.server.url);
+    try {
+      world.fake.enqueue(script.toolCalls([{ id: 'call_9', name: TOOL_READ, input: { thread: 'th_z' } }]), script.text('Done after the drop.'));
+      const result = await runLoom(['run', 'Worker', 'survive a drop', '--json'], { url: proxy.url, config, token: world.owner.token });
+      expect(result.code, result.stderr).to.equal(0);
+      const lines = ndjson(result.stdout);
+      const records = lines.slice(0, -1);
+      expect(records.map((l) => l.record.body.kind)).to.deep.equal(['core.work.run.v1', 'core.work.turn.v1', 'core.work.tool_call.v1', 'core.work.tool_result.v1', 'core.work.turn.v1', 'core.work.loop_outcome.v1']);
+      expect(proxy.streams).to.have.length(2);
+      expect(proxy.streams).to.deep.equal([undefined, String(records[0].sequence)]);
+      expect(lines.at(-1)).to.include({ object: 'run', outcome: 'completed' });
+    } finally {
+      await proxy.close();
+    }
   });
 
   it('--json is one JSON line per record, then the run row; a run that ends max_turns exits with its own status', async () => {

@@ -26,9 +26,8 @@ export function exitCodeOf(outcome: string): number {
   return Object.prototype.hasOwnProperty.call(RUN_EXIT_CODES, outcome) ? RUN_EXIT_CODES[outcome as keyof typeof RUN_EXIT_CODES] : UNKNOWN_OUTCOME_EXIT;
 }
 
-/** The table `--help` shows. */
-export const RUN_EXIT_HELP = `exit status: 0 completed, ${Object.entries(RUN_EXIT_CODES)
-  .filter(([, code]) => code !== 0)
-  .map(([outcome, code]) => `${code} ${outcome}`)
-  .join(', ')}, ${UNKNOWN_OUTCOME_EXIT} another outcome,
-  1 refused or unreachable, 2 usage, ${INTERRUPTED_EXIT} quit by a second Ctrl-C.`;
+const c = RUN_EXIT_CODES;
+
+/** The table `--help` shows (its second line indented by two, as usage texts are). */
+export const RUN_EXIT_HELP = `exit status: 0 completed, ${c.failed} failed, ${c.cancelled} cancelled, ${c.blocked} blocked, ${c.max_turns} max_turns, ${c.budget_exhausted} budget_exhausted,
+  ${c.guardrail_halt} guardrail_halt, ${UNKNOWN_OUTCOME_EXIT} another outcome; 1 refused or unreachable, 2 usage, ${INTERRUPTED_EXIT} quit by Ctrl-C.`;

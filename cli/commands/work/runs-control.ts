@@ -19,9 +19,10 @@ export const RUNS_CONTROL_USAGE = `loom runs cancel <thread> [--reason R] [--url
 loom runs tail <thread> [--replay] [--url …] [--token …] [--json]
 loom runs say <thread> "<text>" [--url …] [--token …] [--json]
   cancel: ends a run with outcome cancelled (the member, who started it, its owner, an operator).
+  say: words to a running member; its next model call reads them.
   tail: shows a run live until its outcome, as loom run does; --replay from its first record.
-    Ctrl-C quits and leaves the run running. ${RUN_EXIT_HELP.replace(/\n {2}/g, '\n    ')}
-  say: words to a running member; its next model call reads them.`;
+    Ctrl-C quits and leaves the run running. Its exit status is the outcome's:
+  ${RUN_EXIT_HELP}`;
 
 const usd = (value: number | null) => (value === null ? 'unbounded' : `$${value.toFixed(4)}`);
 
