@@ -71,7 +71,7 @@ export class RunView {
         this.figures.actor = record.actor;
         this.figures.maxTurns = num(body['max_turns']);
         this.figures.ceilingUsd = num(body['ceiling_usd']);
-        const limits = [this.figures.maxTurns === null ? 'no turn limit' : `at most ${this.figures.maxTurns} turns`, this.figures.ceilingUsd === null ? 'no cost ceiling' : `ceiling ${usd(this.figures.ceilingUsd)}`];
+        const limits = [this.figures.maxTurns === null ? 'no turn limit' : `at most ${this.figures.maxTurns} turn${this.figures.maxTurns === 1 ? '' : 's'}`, this.figures.ceilingUsd === null ? 'no cost ceiling' : `ceiling ${usd(this.figures.ceilingUsd)}`];
         return `run ${record.thread} started: ${record.actor} on ${str(body['model']) ?? 'the default model'}; ${limits.join(', ')}\n` + labelled('goal', String(body['goal'] ?? ''));
       }
       case 'core.work.turn.v1': {
