@@ -50,6 +50,10 @@ export const COMMANDS: readonly CommandEntry[] = [
   // ---- runs (read side) ----
   { name: 'runs', load: async () => (await import('../cli/commands/members/runs.js')).runs },
   // ---- end runs ----
+  // ---- work loop (issue 33) ----
+  { name: 'run', load: async () => (await import('../cli/commands/work/run.js')).run },
+  { name: 'work', load: async () => (await import('../cli/commands/work/work.js')).work },
+  // ---- end work loop ----
 ];
 
 export function findCommand(name: string): CommandEntry | undefined {

@@ -13,6 +13,7 @@ import { didArgument, integerOption } from '../../kit/options.js';
 import { textTable } from '../../kit/text-table.js';
 import { FoldVerificationError, verifyRun, type RunPage, type RunRow, type RunVerification } from '../../../sdk/index.js';
 import { FOLD_MISMATCH_EXIT } from '../folds/fold.js';
+import { RUNS_CONTROL, RUNS_CONTROL_USAGE } from '../work/runs-control.js';
 
 export const RUNS_USAGE = `loom runs [list] [--state running|waiting_on_you|done|stopped|stopped_short] [--actor <did>]
             [--since <ISO time>] [--limit N] [--url …] [--token …] [--json]
@@ -20,7 +21,8 @@ loom runs show <thread> [--verify] [--url …] [--token …] [--json]
   list: runs newest first (at most 2000 read per answer; "capped" says matches may be missing).
   show: one run's row: who ran it, its state, turns and spend against its ceilings, tool calls.
     --verify recomputes the row from the run thread's records up to its watermark and compares:
-    "verified: …" (exit 0) or the differences (exit ${FOLD_MISMATCH_EXIT}).`;
+    "verified: …" (exit 0) or the differences (exit ${FOLD_MISMATCH_EXIT}).
+${RUNS_CONTROL_USAGE}`;
 
 const STATES = ['running', 'waiting_on_you', 'done', 'stopped', 'stopped_short'] as const;
 type State = (typeof STATES)[number];
@@ -134,5 +136,7 @@ export const runs = defineCommand({
         print(ctx, data, () => rowText(data));
       },
     }),
+    // ---- runs in progress: cancel, tail, say (cli/commands/work/runs-control.ts) ----
+    ...RUNS_CONTROL,
   },
 });
