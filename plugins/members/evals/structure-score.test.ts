@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { Type } from 'typebox';
 import { asRecords, DELIVERABLE, passingRun, step, type RunStep } from '../../../test/members/run-fixture.js';
+import { TOOL_READ, TOOL_WRITE } from '../../../test/members/member-tools-plugin.js';
 import { runLogOf, type RunLog } from './run-log.js';
 import { caseSelects, CHECKS, judgeRun, StructureTally, trajectoryMatches, type CheckName, type JudgeContext } from './structure-score.js';
 import type { EvalCase } from './suite.js';
@@ -12,15 +13,15 @@ const DEFINITION = 'd'.repeat(64);
 
 const input = Type.Object({ thread: Type.String() }, { additionalProperties: false });
 const registry = new Map([
-  ['read_thread', { inputSchema: input }],
-  ['write_note', { inputSchema: input }],
+  [TOOL_READ, { inputSchema: input }],
+  [TOOL_WRITE, { inputSchema: input }],
   ['delete_thread', { inputSchema: input }],
 ]);
 const inputs = new ToolInputCheck({ get: (name) => registry.get(name) as never });
 const context: JudgeContext = { declaresKinds: [DELIVERABLE], inputValid: (tool, value) => inputs.inputValid(tool, value) };
 
 /** Every check applies to this case over a passing run. */
-const FULL: EvalCase = { id: 'full', expected_tools: ['read_thread', 'write_note'], trajectory: 'strict', forbidden_tools: ['delete_thread'], ceilings: { max_turns: 3 } };
+const FULL: EvalCase = { id: 'full', expected_tools: [TOOL_READ, TOOL_WRITE], trajectory: 'strict', forbidden_tools: ['delete_thread'], ceilings: { max_turns: 3 } };
 
 const log = (steps: readonly RunStep[]): RunLog => runLogOf(asRecords(MEMBER, THREAD, steps))!;
 const verdicts = (evalCase: EvalCase, steps: readonly RunStep[]): Partial<Record<CheckName, boolean>> =>
@@ -50,7 +51,7 @@ describe('structure score', () => {
     [swapped[2], swapped[4]] = [swapped[4]!, swapped[2]!];
     expect(verdicts(FULL, swapped).required_tools).to.equal(false);
     expect(verdicts({ ...FULL, trajectory: 'unordered' }, swapped).required_tools).to.equal(true);
-    expect(verdicts({ ...FULL, expected_tools: ['read_thread', 'read_thread'], trajectory: 'superset' }, passingRun(DEFINITION)).required_tools).to.equal(false);
+    expect(verdicts({ ...FULL, expected_tools: [TOOL_READ, TOOL_READ], trajectory: 'superset' }, passingRun(DEFINITION)).required_tools).to.equal(false);
     // Without expected_tools the check does not apply.
     expect(verdicts({ id: 'none' }, passingRun(DEFINITION))).to.not.have.property('required_tools');
   });
@@ -81,8 +82,8 @@ describe('structure score', () => {
   });
 
   it("tool_inputs_valid fails on an input outside the tool's schema, and on a tool the instance does not know", () => {
-    expect(verdicts(FULL, changed(2, step.call('c1', 'read_thread', { thread: 42 }))).tool_inputs_valid).to.equal(false);
-    expect(verdicts(FULL, changed(2, step.call('c1', 'read_thread', { thread: 'th_x', extra: true }))).tool_inputs_valid).to.equal(false);
+    expect(verdicts(FULL, changed(2, step.call('c1', TOOL_READ, { thread: 42 }))).tool_inputs_valid).to.equal(false);
+    expect(verdicts(FULL, changed(2, step.call('c1', TOOL_READ, { thread: 'th_x', extra: true }))).tool_inputs_valid).to.equal(false);
     expect(verdicts({ id: 'u' }, changed(2, step.call('c1', 'no_such_tool', { thread: 'th_x' }))).tool_inputs_valid).to.equal(false);
   });
 
@@ -133,7 +134,7 @@ describe('structure score', () => {
   });
 
   it('is the weighted mean of passed checks, with per-check and per-case counts that explain it', () => {
-    const cases: EvalCase[] = [FULL, { id: 'heavy', weight: 3, forbidden_tools: ['write_note'] }];
+    const cases: EvalCase[] = [FULL, { id: 'heavy', weight: 3, forbidden_tools: [TOOL_WRITE] }];
     const tally = new StructureTally(cases);
     const runs = [passingRun(DEFINITION), changed(5, null)];
     for (const steps of runs) for (const [i, evalCase] of cases.entries()) tally.add(i, judgeRun(evalCase, log(steps), context));

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { replayFold, type FoldInput } from '../../../core/folds/fold.js';
 import type { LoomRecord } from '../../../core/records/record.js';
 import { asRecords, passingRun, step, type RunStep } from '../../../test/members/run-fixture.js';
+import { TOOL_READ, TOOL_WRITE } from '../../../test/members/member-tools-plugin.js';
 import { memberRunsFold, type RunIndexState } from '../evals/run-index-fold.js';
 import { runRowOf, stateOf, type RunRow } from './run-row.js';
 
@@ -44,7 +45,7 @@ describe('run row (fold over a run thread)', () => {
       ceiling_usd: 1,
       summary: null,
       ask: null,
-      tools: ['read_thread', 'write_note'],
+      tools: [TOOL_READ, TOOL_WRITE],
       narrowed: [],
       transport: 'in_process',
       tool_calls_ok: 2,
