@@ -179,12 +179,14 @@ export class RunDriver {
     const turnNumber = state.turns.length + 1;
     let answer: ModelTurn;
     const retries: Promise<unknown>[] = [];
+    let attempts = 1;
     try {
       answer = await adapter.complete(
         { ...request, maxTokens: clamp.maxTokens },
         {
           signal: this.signal,
           onRetry: (notice) => {
+            attempts = notice.attempt + 1;
             retries.push(this.write('KNOW', { kind: KIND_PROVIDER_ERROR, turn: turnNumber, attempt: notice.attempt, final: false, retry_in_ms: notice.delayMs, ...notice.error.toJSON() }, [state.lastOwnId]).catch(() => undefined));
           },
         },
@@ -194,7 +196,7 @@ export class RunDriver {
       await Promise.all(retries);
       if (this.signal.aborted) return this.aborted();
       const failure = error instanceof ProviderError ? error : new ProviderError(model.provider, 'client_error', error instanceof Error ? error.message : String(error));
-      await this.write('KNOW', { kind: KIND_PROVIDER_ERROR, turn: turnNumber, attempt: 1, final: true, ...failure.toJSON() }, [state.lastOwnId]);
+      await this.write('KNOW', { kind: KIND_PROVIDER_ERROR, turn: turnNumber, attempt: attempts, final: true, ...failure.toJSON() }, [state.lastOwnId]);
       return { outcome: 'failed', summary: `provider error: ${failure.type}` };
     }
     await Promise.all(retries);
@@ -221,6 +223,8 @@ export class RunDriver {
           output_tokens: usage.outputTokens,
           cost_usd: cost,
           max_tokens: clamp.maxTokens,
+          // The thread as far as the request read it: a message that landed during the call follows this turn.
+          read_through: state.watermark,
           // Only what says more than the rest of the record: a turn is stored once per turn of every run.
           ...(answer.rawStopReason !== answer.stopReason ? { raw_stop_reason: answer.rawStopReason } : {}),
           ...(answer.model !== model.id ? { model: answer.model } : {}),

@@ -81,6 +81,8 @@ const num = (value: unknown): number => (typeof value === 'number' && Number.isF
 export function readRun(records: readonly StoredRecord[]): RunState | null {
   let state: RunState | null = null;
   const calls = new Map<string, CallState>();
+  /** Messages since the last turn record, and where they were put: a turn whose model call never read them takes them after itself. */
+  let sinceTurn: { sequence: number; words: string; bucket: string[] }[] = [];
   for (const stored of records) {
     const { record } = stored;
     const kind = record.body['kind'];
@@ -115,7 +117,9 @@ export function readRun(records: readonly StoredRecord[]): RunState | null {
       const words = text(record.body['text']);
       if (words === '') continue;
       const last = state.turns.at(-1);
-      (last ? last.messagesAfter : state.messagesBefore).push(words);
+      const bucket = last ? last.messagesAfter : state.messagesBefore;
+      bucket.push(words);
+      sinceTurn.push({ sequence: stored.sequence, words, bucket });
       continue;
     }
     if (record.actor !== state.actor) continue;
@@ -130,6 +134,17 @@ export function readRun(records: readonly StoredRecord[]): RunState | null {
         declaredCalls: Array.isArray(record.body['tool_calls']) ? (record.body['tool_calls'] as unknown as DeclaredCall[]) : null,
         messagesAfter: [],
       });
+      // The model call that answered this turn read the thread up to `read_through`: messages that landed later follow the turn.
+      const readThrough = record.body['read_through'];
+      if (typeof readThrough === 'number') {
+        const turn = state.turns.at(-1)!;
+        for (const message of sinceTurn) {
+          if (message.sequence <= readThrough) continue;
+          message.bucket.splice(message.bucket.lastIndexOf(message.words), 1);
+          turn.messagesAfter.push(message.words);
+        }
+      }
+      sinceTurn = [];
       state.inputTokens += num(record.body['input_tokens']);
       state.outputTokens += num(record.body['output_tokens']);
       state.spentUsd += num(record.body['cost_usd']);
