@@ -16,7 +16,7 @@ export const SERVE_USAGE = `loom serve [--port 9100] [--host 127.0.0.1] [--stora
            [--federation [--federation-domain example.com] [--no-strict]]
            [--rate-limit <requests/s per client>] [--max-watchers N]
            [--headers-timeout-ms 15000] [--request-timeout-ms 30000] [--keep-alive-timeout-ms 5000]
-           [--max-connections-per-client 256]
+           [--max-connections-per-client 256] [--max-runs 16]
 
   --storage postgres   keep the log in PostgreSQL (--database-url); several servers, each with its own
                        --data-dir (plugin state, fold checkpoints, identity), may serve one database
@@ -35,11 +35,17 @@ export const SERVE_USAGE = `loom serve [--port 9100] [--host 127.0.0.1] [--stora
   --keep-alive-timeout-ms N  idle time a kept-alive connection waits for its next request, default 5000
   --max-connections-per-client N  open connections per remote address, default 256 (0: no cap); past it
                              429 TOO_MANY_CONNECTIONS. Behind a reverse proxy every client has its address
+  --max-runs N         member runs without an outcome at once (every server of a shared log), default 16;
+                       one more start is 503 ADMISSION_CEILING
+
+  Model providers (work loops) come from the variables their own tools read: ANTHROPIC_API_KEY and
+  ANTHROPIC_BASE_URL; OPENAI_API_KEY and OPENAI_BASE_URL (also an OpenAI-compatible server: vLLM,
+  llama.cpp); OLLAMA_HOST. The work_providers configuration topic overrides them per instance.
 
   Environment: LOOM_PORT, LOOM_HOST, LOOM_STORAGE, LOOM_DATA_DIR, LOOM_DATABASE_URL, LOOM_DATABASE_SCHEMA,
   LOOM_LOG_LEVEL, LOOM_FEDERATION=1, LOOM_FEDERATION_DOMAIN, LOOM_PUBLIC_URL, LOOM_RATE_LIMIT, LOOM_MAX_WATCHERS,
-  LOOM_HEADERS_TIMEOUT_MS, LOOM_REQUEST_TIMEOUT_MS, LOOM_KEEP_ALIVE_TIMEOUT_MS, LOOM_MAX_CONNECTIONS_PER_CLIENT
-  (flags win).`;
+  LOOM_HEADERS_TIMEOUT_MS, LOOM_REQUEST_TIMEOUT_MS, LOOM_KEEP_ALIVE_TIMEOUT_MS, LOOM_MAX_CONNECTIONS_PER_CLIENT,
+  LOOM_MAX_RUNS (flags win).`;
 
 const SERVE_OPTIONS = {
   port: { type: 'string', help: 'LOOM_PORT, default 9100' },
@@ -60,6 +66,7 @@ const SERVE_OPTIONS = {
   'request-timeout-ms': { type: 'string', help: 'default 30000' },
   'keep-alive-timeout-ms': { type: 'string', help: 'default 5000' },
   'max-connections-per-client': { type: 'string', help: 'default 256' },
+  'max-runs': { type: 'string', help: 'member runs at once, default 16' },
 } as const;
 
 export const serve = defineCommand({
@@ -109,6 +116,7 @@ async function runServer(values: OptionValues<typeof SERVE_OPTIONS>): Promise<vo
   const requestTimeoutMs = whole('request-timeout-ms', values['request-timeout-ms'] ?? process.env['LOOM_REQUEST_TIMEOUT_MS'], 0);
   const keepAliveTimeoutMs = whole('keep-alive-timeout-ms', values['keep-alive-timeout-ms'] ?? process.env['LOOM_KEEP_ALIVE_TIMEOUT_MS'], 1);
   const maxConnectionsPerClient = whole('max-connections-per-client', values['max-connections-per-client'] ?? process.env['LOOM_MAX_CONNECTIONS_PER_CLIENT'], 0);
+  const maxRuns = positive('max-runs', values['max-runs'] ?? process.env['LOOM_MAX_RUNS']);
   const bootstrapSecret = process.env['LOOM_BOOTSTRAP_TOKEN'];
   const loom = await createReferenceLoom({
     storage,
@@ -125,6 +133,7 @@ async function runServer(values: OptionValues<typeof SERVE_OPTIONS>): Promise<vo
     ...(requestTimeoutMs !== undefined ? { requestTimeoutMs } : {}),
     ...(keepAliveTimeoutMs !== undefined ? { keepAliveTimeoutMs } : {}),
     ...(maxConnectionsPerClient !== undefined ? { maxConnectionsPerClient } : {}),
+    ...(maxRuns !== undefined ? { work: { maxConcurrentRuns: maxRuns } } : {}),
     auth: bootstrapSecret ? { bootstrapSecret } : {},
     // Heartbeats report where peers reach this instance: LOOM_PUBLIC_URL behind a proxy, else the bound address.
     fleet: { endpoint: process.env['LOOM_PUBLIC_URL'] ?? (port === 0 ? null : `http://${host}:${port}`) },

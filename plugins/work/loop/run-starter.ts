@@ -201,6 +201,8 @@ export class RunStarter {
     }
     if (request.repo !== undefined) throw new LoomError('REPO_UNKNOWN', `repository ${request.repo} is not declared on this instance (no repositories are declared)`);
     if (request.source_thread !== undefined && !isThreadId(request.source_thread)) throw new LoomError('INVALID_BODY', `source_thread: ${JSON.stringify(request.source_thread)} is not a thread id`);
+    if (body.mechanism !== 'llm') throw new LoomError('INVALID_DEFINITION', `${did} is a ${body.mechanism} member: only an llm member runs on a model`);
+    if ((request.model_override ?? loop.model) === null) throw new LoomError('INVALID_DEFINITION', `${did} has no model to run on; patch one in (PATCH /v1/actors/{did}/definition) or pass model_override`);
     const prompt = await this.promptOf(loop.system_prompt_ref);
     const model = this.modelFor(request.model_override ?? loop.model);
     const tier: Tier = tierOf(this.deps.config, did);
