@@ -29,6 +29,9 @@
  */
 import type { FakeProvider, RecordedRequest } from '../test/fakes/fake-server.js';
 import type { ModelRequest, ProviderAdapter } from '../plugins/work/providers/index.js';
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import { join } from 'node:path';
 import { fmt, log, main, makeTempDir, median, round, SCALE, type Check } from './support/harness.js';
 
 const TURNS = 20;
@@ -38,6 +41,28 @@ const ROUNDS = SCALE >= 0.5 ? 3 : 1;
 const MODEL = 'gpt-5-mini';
 const TOOLS = ['fold_thread', 'read_thread'];
 const API_KEY = 'sk-proj-bench-key-0123456789';
+/** A directory: the first measured Loom rounds (one at a time, and all at once) are CPU-profiled there, without the baseline. */
+const PROFILE_DIR = process.env['WORK_LOOP_CPUPROF'] ?? null;
+/** The store's durability (default full, the server's default); `normal` leaves out the journal's fdatasync per commit. */
+const DURABILITY = process.env['WORK_LOOP_DURABILITY'] === 'normal' ? 'normal' : 'full';
+
+/** Runs `body` under the V8 CPU profiler when PROFILE_DIR is set, writing `<label>.cpuprofile` there. */
+async function profiled<T>(label: string, enabled: boolean, body: () => Promise<T>): Promise<T> {
+  if (!PROFILE_DIR || !enabled) return body();
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.setSamplingInterval', { interval: 200 });
+  await session.post('Profiler.start');
+  try {
+    return await body();
+  } finally {
+    const { profile } = await session.post('Profiler.stop');
+    writeFileSync(join(PROFILE_DIR, `work-loop-${label}.cpuprofile`), JSON.stringify(profile));
+    session.disconnect();
+    log(`    CPU profile of the ${label} round written to ${join(PROFILE_DIR, `work-loop-${label}.cpuprofile`)}`);
+  }
+}
 
 interface Sample {
   turns: number;
@@ -80,7 +105,7 @@ async function run() {
     host: '127.0.0.1',
     port: 0,
     logger: silentLogger,
-    durability: 'full',
+    durability: DURABILITY,
     auth: { required: false },
     fleet: { heartbeat: false },
     work: { providers: [providerConfig], maxConcurrentRuns: CONCURRENT + 14, retry: { maxAttempts: 1, baseDelayMs: 0, maxDelayMs: 0, maxRetryAfterMs: 0 } },
@@ -117,6 +142,29 @@ async function run() {
     list.push(request);
     return complete(request, options);
   };
+
+  // Calls into the store during the loop rounds, by method (and records appended), to read the per-turn cost against.
+  const storeCalls = new Map<string, number>();
+  let counting = false;
+  const store = (loom.engine as unknown as Record<string, any>)['store'] as Record<string, unknown>;
+  // The RecordStore contract's methods, counted only when called from outside the store (not its own calls to itself).
+  const methods = ['append', 'appendMany', 'get', 'listByThread', 'listByActor', 'listByThreadSerialized', 'changesSince', 'watermark', 'countThreads', 'listThreads', 'query', 'readCheckpoint', 'writeCheckpoint', 'readSlot', 'writeSlot'].filter((name) => typeof store[name] === 'function');
+  let depth = 0;
+  for (const name of methods) {
+    const original = (store[name] as (...args: unknown[]) => unknown).bind(store);
+    store[name] = (...args: unknown[]) => {
+      if (counting && depth === 0) {
+        storeCalls.set(name, (storeCalls.get(name) ?? 0) + 1);
+        if (name === 'append' || name === 'appendMany') storeCalls.set('(records appended)', (storeCalls.get('(records appended)') ?? 0) + (Array.isArray(args[0]) ? args[0].length : 1));
+      }
+      depth++;
+      try {
+        return original(...args);
+      } finally {
+        depth--;
+      }
+    };
+  }
 
   let runNumber = 0;
   const startRun = async (member: string): Promise<{ goal: string; done: Promise<void> }> => {
@@ -180,10 +228,14 @@ async function run() {
 
   const single: Array<{ loop: Sample; adapter: Sample }> = [];
   const many: Array<{ loop: Sample; adapter: Sample }> = [];
+  let countedTurns = 0;
   for (let r = 0; r < ROUNDS; r++) {
-    const one = await loopRound(SINGLES, 1);
+    counting = r === 0;
+    const one = await profiled('single', r === 0, () => loopRound(SINGLES, 1));
+    counting = false;
+    if (r === 0) countedTurns = one.sample.turns;
     single.push({ loop: one.sample, adapter: await replayRound(one.goals, 1) });
-    const all = await loopRound(CONCURRENT, CONCURRENT);
+    const all = await profiled('concurrent', r === 0, () => loopRound(CONCURRENT, CONCURRENT));
     many.push({ loop: all.sample, adapter: await replayRound(all.goals, CONCURRENT) });
     log(`    round ${r + 1}: one at a time ${fmt(one.sample.turns)} turns, loop ${round(one.sample.cpuMs / one.sample.turns, 3)} ms CPU/turn, adapter alone ${round(single.at(-1)!.adapter.cpuMs / one.sample.turns, 3)}; ` +
       `${CONCURRENT} at once ${fmt(all.sample.turns)} turns, loop ${round(all.sample.cpuMs / all.sample.turns, 3)} ms CPU/turn, adapter alone ${round(many.at(-1)!.adapter.cpuMs / all.sample.turns, 3)}`);
@@ -214,6 +266,8 @@ async function run() {
       all: samples.map((s) => round((s.loop.cpuMs - s.adapter.cpuMs) / s.loop.turns, 3)),
     };
   };
+  const perTurn = Object.fromEntries([...storeCalls].sort((a, b) => b[1] - a[1]).map(([name, n]) => [name, round(n / countedTurns, 2)]));
+  log(`    store calls per turn (one run at a time, round 1): ${Object.entries(perTurn).map(([name, n]) => `${name} ${n}`).join(', ')}`);
   const one = summarise(single);
   const fifty = summarise(many);
   const ratio = fifty.loomMs / one.loomMs;
@@ -225,7 +279,7 @@ async function run() {
     { label: `${CONCURRENT} concurrent ÷ one run, Loom CPU per turn`, ratio: round(ratio, 3), target: '≤ 1.2', pass: ratio <= 1.2, detail: `${fifty.loomMs} ms ÷ ${one.loomMs} ms; turns/s ${fmt(fifty.turnsPerS)} at once vs ${fmt(one.turnsPerS)} one at a time` },
   ];
   return {
-    figures: { turns_per_run: TURNS, concurrent: CONCURRENT, singles: SINGLES, rounds: ROUNDS, single: one, concurrent_runs: fifty, concurrent_over_single: round(ratio, 3), outcomes: Object.fromEntries(outcomes) },
+    figures: { durability: DURABILITY, store_calls_per_turn: perTurn, turns_per_run: TURNS, concurrent: CONCURRENT, singles: SINGLES, rounds: ROUNDS, single: one, concurrent_runs: fifty, concurrent_over_single: round(ratio, 3), outcomes: Object.fromEntries(outcomes) },
     checks,
     notes: [
       `Each run: ${TURNS - 1} tool-call turns (fold_thread / read_thread on a 3-record thread) then a text turn; per turn Loom writes the turn, the call and the result records (plus the opening and the outcome per run).`,
