@@ -12,7 +12,7 @@
  * the key masked, as OpenAI does.
  */
 import { applyFrameFaults, truncateJsonInFrame, type VendorFrames } from './frame-writer.js';
-import { startFakeProvider, type Exchange, type FakeProvider } from './fake-server.js';
+import { startFakeProvider, type Exchange, type FakeOptions, type FakeProvider } from './fake-server.js';
 import { argumentFragments, mintedIds, stopOf, textFragments, usageOf, type ScriptedError, type ScriptedStop, type ScriptedTurn } from './script.js';
 
 const ERRORS: Record<number, { type: string; code: string | null; message: string }> = {
@@ -35,7 +35,7 @@ const FINISH: Record<ScriptedStop, string> = {
   model_context_window_exceeded: 'length',
 };
 
-export function startFakeOpenAI(): Promise<FakeProvider> {
+export function startFakeOpenAI(options: FakeOptions = {}): Promise<FakeProvider> {
   let counter = 0;
   return startFakeProvider(async (exchange) => {
     const n = ++counter;
@@ -59,7 +59,7 @@ export function startFakeOpenAI(): Promise<FakeProvider> {
     let body: Buffer = Buffer.from(JSON.stringify(completion), 'utf8');
     if (scripted.faults?.malformedFrame !== undefined) body = truncateJsonInFrame(body, 0);
     return exchange.send(200, { 'content-type': 'application/json', 'content-length': String(body.length), 'x-request-id': requestId }, [body], scripted.faults);
-  });
+  }, options);
 }
 
 const SSE: VendorFrames = {

@@ -58,7 +58,22 @@ export interface Exchange {
   send(status: number, headers: Record<string, string>, frames: readonly Buffer[], faults: StreamFaults | undefined): Promise<void>;
 }
 
-export async function startFakeProvider(handler: VendorHandler): Promise<FakeProvider> {
+/** Options of a fake (all off by default; the tests use none). */
+export interface FakeOptions {
+  /**
+   * Answers each request from the request itself instead of the queue (the
+   * queue is used when this answers undefined): for concurrent clients whose
+   * next answer depends on their own conversation, not on arrival order (the
+   * work-loop benchmark).
+   */
+  readonly respond?: (request: RecordedRequest) => ScriptedResponse | undefined;
+  /** Writes an answer that has no stream faults in one write, without the pause between frames: an instant provider. */
+  readonly instant?: boolean;
+  /** Keeps no record of requests (`requests` stays empty), so a long benchmark does not grow the fake's memory. */
+  readonly forget?: boolean;
+}
+
+export async function startFakeProvider(handler: VendorHandler, options: FakeOptions = {}): Promise<FakeProvider> {
   const queue: ScriptedResponse[] = [];
   const requests: RecordedRequest[] = [];
   const closeWaiters = new Map<number, Array<(r: RecordedRequest) => void>>();
@@ -78,7 +93,7 @@ export async function startFakeProvider(handler: VendorHandler): Promise<FakePro
         body = undefined;
       }
       const recorded: RecordedRequest = { method: req.method ?? '', path: req.url ?? '', headers: { ...req.headers }, body, rawBody, receivedAt: performance.now() };
-      const index = requests.push(recorded) - 1;
+      const index = options.forget ? -1 : requests.push(recorded) - 1;
       const closed = new Promise<void>((resolve) => {
         res.on('close', () => {
           recorded.closedAt = performance.now();
@@ -94,7 +109,7 @@ export async function startFakeProvider(handler: VendorHandler): Promise<FakePro
         res,
         control,
         next: () => {
-          const response = queue.shift();
+          const response = options.respond?.(recorded) ?? queue.shift();
           if (!response) recorded.unscripted = true;
           return response;
         },
@@ -102,6 +117,10 @@ export async function startFakeProvider(handler: VendorHandler): Promise<FakePro
           if (faults?.stallBeforeHeadersMs) await wait(faults.stallBeforeHeadersMs, control);
           if (faults?.resetBeforeHeaders) return void req.socket.resetAndDestroy();
           if (res.destroyed) return;
+          if (options.instant && !hasStreamFaults(faults)) {
+            res.writeHead(status, headers);
+            return void res.end(Buffer.concat(frames));
+          }
           res.writeHead(status, headers);
           res.flushHeaders();
           await writeFrames(res, frames, faults, control);
@@ -136,4 +155,9 @@ export async function startFakeProvider(handler: VendorHandler): Promise<FakePro
         server.close(() => resolve());
       }),
   };
+}
+
+/** Faults that act on how the answer is written (the content-changing ones are already in the frames). */
+function hasStreamFaults(faults: StreamFaults | undefined): boolean {
+  return !!faults && (faults.stallAfterFrames !== undefined || faults.resetAfterFrames !== undefined || faults.dripMs !== undefined || faults.split !== undefined);
 }
