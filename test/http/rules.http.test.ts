@@ -665,7 +665,9 @@ describe('rules over HTTP', function () {
 
     it('keeps at most 4 deliveries in flight and 16 queued, and dispatches every record exactly once', async () => {
       const adapters = (await get(url, '/v1/adapters')).json.data;
+      // The work plugin's adapter (dispatches to members with a model) registers first; the test's follows.
       expect(adapters.map((a: any) => [a.name, a.owner, a.fallback])).to.deep.equal([
+        ['member-run', 'work', false],
         ['slow', 'slow-adapter', false],
         ['record', 'rules', true],
       ]);

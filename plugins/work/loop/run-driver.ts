@@ -25,7 +25,7 @@ import { ProviderError, type ModelProviders, type ModelRequest, type ModelTurn, 
 import { ceilingsOf, type RunCeilings } from './ceilings.js';
 import { conversation } from './conversation.js';
 import { callerOf, grantOf } from './run-grant.js';
-import { pendingCalls, readRun, unrecordedCalls, type DeclaredCall, type RunState } from './run-state.js';
+import { pendingCalls, RunStateBuilder, unrecordedCalls, type DeclaredCall, type RunState } from './run-state.js';
 import type { DailySpend } from './daily-spend.js';
 import { guardrail, runTool } from './tool-runner.js';
 import { GUARDRAIL_THRESHOLD, KIND_COERCION, KIND_DISPATCH_ANSWER, KIND_GUARDRAIL, KIND_PROVIDER_ERROR, type BudgetKind, type CoercionReason } from './work-kinds.js';
@@ -74,8 +74,13 @@ function priceChanged(opening: Readonly<Record<string, unknown>>, model: PricedM
 }
 
 export class RunDriver {
-  private records: StoredRecord[] = [];
-  private state: RunState | null = null;
+  /** The run's records as read or written here (not in sequence order when others wrote between ours). */
+  private readonly records: StoredRecord[] = [];
+  private readonly builder = new RunStateBuilder();
+  /** The highest sequence read from the store: the next read starts after it. */
+  private storeRead = 0;
+  /** Records this driver wrote and added already, skipped when a read meets them again. */
+  private readonly written = new Set<string>();
   /** Set by the engine: why `signal` fired. */
   stopReason: StopReason | null = null;
 
@@ -88,7 +93,9 @@ export class RunDriver {
   /** Drives the run to its outcome, or until the signal fires for a shutdown. Never throws for the run's own failures. */
   async drive(): Promise<void> {
     for (;;) {
-      const state = await this.refresh();
+      // Between tool calls the run's own writes are all there is to know; before a decision (complete, or ask the model) read what others wrote.
+      const known = this.builder.state;
+      const state = known !== null && pendingCalls(known).length > 0 && !known.outcome ? known : await this.refresh();
       if (!state || state.outcome) return;
       if (this.stopReason === 'shutdown') return;
       if (state.cancel || this.stopReason === 'cancel') return void (await this.end(state, { outcome: 'cancelled', summary: state.cancel?.reason ?? null }));
@@ -97,12 +104,23 @@ export class RunDriver {
     }
   }
 
-  /** Reads the records written since the last read and rebuilds the run's state. */
+  private get state(): RunState | null {
+    return this.builder.state;
+  }
+
+  /** Reads the records written since the last read (others' messages and cancels among them) into the run's state. */
   private async refresh(): Promise<RunState | null> {
-    const after = this.records.at(-1)?.sequence ?? 0;
-    for await (const stored of this.deps.reader.records(SYSTEM, this.thread, { after })) this.records.push(stored);
-    this.state = readRun(this.records);
-    return this.state;
+    for await (const stored of this.deps.reader.records(SYSTEM, this.thread, { after: this.storeRead })) {
+      this.storeRead = stored.sequence;
+      if (this.written.delete(stored.record.id)) continue;
+      this.add(stored);
+    }
+    return this.builder.state;
+  }
+
+  private add(stored: StoredRecord): void {
+    this.records.push(stored);
+    this.builder.add(stored);
   }
 
   /** One step: the pending calls, else the completion rule, else the ceilings and one model turn. Answers an ending, or null to go on. */
@@ -145,7 +163,7 @@ export class RunDriver {
         await this.write('KNOW', { kind: KIND_GUARDRAIL, verdict: verdict.verdict, tool: call.tool, args_hash: verdict.argsHash, key: verdict.key, count: verdict.count, threshold: GUARDRAIL_THRESHOLD }, [call.id]);
         if (verdict.verdict === 'halt') return { outcome: 'guardrail_halt', extra: { tool: call.tool, args_hash: verdict.argsHash, count: verdict.count, threshold: GUARDRAIL_THRESHOLD } };
         await this.result(call.id, call.callId, { ok: false, output: null, error: { code: 'GUARDRAIL_BLOCKED', message: `this exact call failed ${verdict.count} times; it was not run. Change the input or take another approach.` }, durationMs: 0 });
-        state = (await this.refresh())!;
+        state = this.state!;
         continue;
       }
       if (!grant) {
@@ -156,7 +174,7 @@ export class RunDriver {
       // A call interrupted by a stop is run again after the restart (its result was never recorded), not recorded as failed.
       if (this.signal.aborted && this.stopReason === 'shutdown') return null;
       await this.result(call.id, call.callId, outcome);
-      state = (await this.refresh())!;
+      state = this.state!;
     }
     return null;
   }
@@ -319,7 +337,7 @@ export class RunDriver {
     for (const call of pendingCalls(state)) {
       await this.result(call.id, call.callId, { ok: false, output: null, error: { code: 'RUN_ENDED', message: `the run ended (${ending.outcome}) before this call ran` }, durationMs: 0 });
     }
-    if (pendingCalls(state).length > 0) state = (await this.refresh()) ?? state;
+    if (pendingCalls(state).length > 0) state = this.state ?? state;
     const body: JsonObject = {
       kind: KIND_LOOP_OUTCOME,
       outcome: ending.outcome,
@@ -367,6 +385,11 @@ export class RunDriver {
     const actor = this.state?.actor;
     if (!actor) throw new LoomError('INTERNAL', 'the run has no opening record');
     const { stored } = await this.deps.writer.appendAs(SYSTEM, { thread: this.thread, act, actor, plugin: 'work', body, parents });
+    // Known at once, without reading it back; a later read of the store skips it (one read already is known).
+    if (stored.sequence > this.storeRead && !this.written.has(stored.record.id)) {
+      this.written.add(stored.record.id);
+      this.add(stored);
+    }
     return stored.record.id;
   }
 }

@@ -77,18 +77,25 @@ export interface RunState {
 const text = (value: unknown): string => (typeof value === 'string' ? value : '');
 const num = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) ? value : 0);
 
-/** The state of the run opened by the first `core.work.run.v1` in `records` (sequence order), or null when there is none. */
-export function readRun(records: readonly StoredRecord[]): RunState | null {
-  let state: RunState | null = null;
-  const calls = new Map<string, CallState>();
+/**
+ * Builds a run's state record by record, in sequence order: the driver adds
+ * what it reads or writes as it goes, so a turn costs the records it added,
+ * not a rebuild of the whole run.
+ */
+export class RunStateBuilder {
+  state: RunState | null = null;
+  private readonly calls = new Map<string, CallState>();
   /** Messages since the last turn record, and where they were put: a turn whose model call never read them takes them after itself. */
-  let sinceTurn: { sequence: number; words: string; bucket: string[] }[] = [];
-  for (const stored of records) {
+  private sinceTurn: { sequence: number; words: string; bucket: string[] }[] = [];
+
+  add(stored: StoredRecord): void {
+    let state = this.state;
+    const calls = this.calls;
     const { record } = stored;
     const kind = record.body['kind'];
     if (state === null) {
-      if (kind !== KIND_RUN) continue;
-      state = {
+      if (kind !== KIND_RUN) return;
+      this.state = state = {
         thread: record.thread,
         openingId: record.id,
         opening: record.body,
@@ -105,24 +112,24 @@ export function readRun(records: readonly StoredRecord[]): RunState | null {
         lastOwnId: record.id,
         watermark: stored.sequence,
       };
-      continue;
+      return;
     }
-    state.watermark = stored.sequence;
-    if (state.outcome) continue;
+    state.watermark = Math.max(state.watermark, stored.sequence);
+    if (state.outcome) return;
     if (kind === KIND_LOOP_CANCEL) {
       state.cancel ??= { id: record.id, by: record.actor, reason: typeof record.body['reason'] === 'string' ? record.body['reason'] : null };
-      continue;
+      return;
     }
     if (kind === KIND_RUN_MESSAGE) {
       const words = text(record.body['text']);
-      if (words === '') continue;
+      if (words === '') return;
       const last = state.turns.at(-1);
       const bucket = last ? last.messagesAfter : state.messagesBefore;
       bucket.push(words);
-      sinceTurn.push({ sequence: stored.sequence, words, bucket });
-      continue;
+      this.sinceTurn.push({ sequence: stored.sequence, words, bucket });
+      return;
     }
-    if (record.actor !== state.actor) continue;
+    if (record.actor !== state.actor) return;
     if (kind === KIND_TURN) {
       state.turns.push({
         id: record.id,
@@ -138,19 +145,19 @@ export function readRun(records: readonly StoredRecord[]): RunState | null {
       const readThrough = record.body['read_through'];
       if (typeof readThrough === 'number') {
         const turn = state.turns.at(-1)!;
-        for (const message of sinceTurn) {
-          if (message.sequence <= readThrough) continue;
+        for (const message of this.sinceTurn) {
+          if (message.sequence <= readThrough) return;
           message.bucket.splice(message.bucket.lastIndexOf(message.words), 1);
           turn.messagesAfter.push(message.words);
         }
       }
-      sinceTurn = [];
+      this.sinceTurn = [];
       state.inputTokens += num(record.body['input_tokens']);
       state.outputTokens += num(record.body['output_tokens']);
       state.spentUsd += num(record.body['cost_usd']);
     } else if (kind === KIND_TOOL_CALL) {
       const turn = state.turns.at(-1);
-      if (!turn) continue;
+      if (!turn) return;
       const call: CallState = {
         id: record.id,
         callId: text(record.body['call_id']),
@@ -164,7 +171,7 @@ export function readRun(records: readonly StoredRecord[]): RunState | null {
       calls.set(call.callId, call);
     } else if (kind === KIND_TOOL_RESULT) {
       const call = calls.get(text(record.body['call_id']));
-      if (!call || call.result) continue;
+      if (!call || call.result) return;
       const error = record.body['error'] as { code?: unknown; message?: unknown } | null;
       const ok = record.body['ok'] === true;
       call.result = {
@@ -181,7 +188,13 @@ export function readRun(records: readonly StoredRecord[]): RunState | null {
     }
     state.lastOwnId = record.id;
   }
-  return state;
+}
+
+/** The state of the run opened by the first `core.work.run.v1` in `records` (sequence order), or null when there is none. */
+export function readRun(records: readonly StoredRecord[]): RunState | null {
+  const builder = new RunStateBuilder();
+  for (const stored of records) builder.add(stored);
+  return builder.state;
 }
 
 /** What the model reads of a tool's output: text as is, anything else as its JSON. */

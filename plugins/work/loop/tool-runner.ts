@@ -35,8 +35,13 @@ function checker(schema: TSchema) {
   return compiled;
 }
 
+const hashes = new WeakMap<JsonObject, string>();
+
+/** The first 16 hex of the SHA-256 of the input's canonical JSON, once per input object (the guardrail asks for every earlier call's). */
 export function argsHash(input: JsonObject): string {
-  return createHash('sha256').update(canonicalJson(input)).digest('hex').slice(0, 16);
+  let hash = hashes.get(input);
+  if (hash === undefined) hashes.set(input, (hash = createHash('sha256').update(canonicalJson(input)).digest('hex').slice(0, 16)));
+  return hash;
 }
 
 /**
