@@ -34,6 +34,37 @@ describe('RecordWriter.appendAs and RecordReader.pages', () => {
     expect(stored.record.body).to.deep.equal({ namespace: 'acme' });
   });
 
+  it('writes a sequence in one commit at successive clocks, later records citing earlier ones by their content address', async () => {
+    const { engine } = handle;
+    await engine.writer.appendAs(LOCAL, { thread: TH_A, act: 'DO', body: { before: true } });
+    const written = await engine.writer.appendSequenceAs(LOCAL, { thread: TH_A }, [
+      { act: 'DO', body: { step: 'turn' }, parents: () => [] },
+      { act: 'CALL', body: { step: 'call 1' }, parents: (earlier) => [earlier[0]!] },
+      { act: 'CALL', body: { step: 'call 2' }, parents: (earlier) => [earlier[0]!] },
+    ]);
+    const [turn, first, second] = written.map((result) => result.stored);
+    expect(written.map((result) => result.stored.record.clock)).to.deep.equal([1, 2, 3]);
+    expect(first!.record.parents).to.deep.equal([turn!.record.id]);
+    expect(second!.record.parents).to.deep.equal([turn!.record.id]);
+    expect((await engine.reader.get(LOCAL, first!.record.id))?.record.body).to.deep.equal({ step: 'call 1' });
+  });
+
+  it('writes nothing of a sequence whose first record is refused', async () => {
+    const { engine } = handle;
+    const before = engine.reader.position;
+    let refused: unknown = null;
+    try {
+      await engine.writer.appendSequenceAs(LOCAL, { thread: TH_A }, [
+        { act: 'NOT_AN_ACT', body: {}, parents: () => [] },
+        { act: 'DO', body: {}, parents: (earlier) => [earlier[0]!] },
+      ]);
+    } catch (error) {
+      refused = error;
+    }
+    expect(refused).to.have.property('code');
+    expect(engine.reader.position).to.equal(before);
+  });
+
   it('pages a thread to its end, or up to a sequence', async () => {
     const { engine } = handle;
     for (let i = 0; i < 5; i++) await engine.writer.appendAs(LOCAL, { thread: TH_A, act: 'DO', body: { i } });

@@ -15,6 +15,7 @@ import { LoomError } from '../errors/loom-error.js';
 import type { ThreadStateValue } from '../folds/thread-state.js';
 import type { JsonObject } from '../records/json.js';
 import { isReservedThread } from '../records/reserved-threads.js';
+import { computeRecordId } from '../records/record-id.js';
 import type { Ingestor, IngestResult } from './ingest.js';
 import type { RecordReader } from './record-reader.js';
 
@@ -29,6 +30,14 @@ export interface RecordWrite {
   readonly plugin?: string;
   /** The door. @default 'engine' for the SYSTEM caller, else 'api' */
   readonly via?: Extract<IngestVia, 'api' | 'engine'>;
+}
+
+/** One record of a sequence written together (appendSequenceAs): its parents may cite the records before it. */
+export interface SequencedWrite {
+  readonly act: string;
+  readonly body: JsonObject;
+  /** Given the ids of the sequence's records before this one, in order. */
+  readonly parents: (earlier: readonly string[]) => readonly string[];
 }
 
 /** Writes taken by a concurrent writer before this one gives up with DUPLICATE_CLOCK. */
@@ -55,6 +64,33 @@ export class RecordWriter {
       } catch (error) {
         if (!(error instanceof LoomError) || error.code !== 'DUPLICATE_CLOCK' || attempt >= ATTEMPTS) throw error;
       }
+    }
+  }
+
+  /**
+   * Writes several records of one actor on one thread in one commit, at the
+   * actor's next clocks: all of them are stored, or (a refusal) none after
+   * the refused one and an error. Later records may cite earlier ones as
+   * parents: the ids are content addresses, computed here before the write.
+   */
+  async appendSequenceAs(caller: Caller, write: { readonly thread: string; readonly actor?: string; readonly plugin?: string; readonly via?: RecordWrite['via'] }, records: readonly SequencedWrite[]): Promise<IngestResult[]> {
+    const actor = write.actor ?? actingDid(caller);
+    const via = write.via ?? (caller === SYSTEM ? 'engine' : 'api');
+    const context: IngestContext = write.plugin ? { caller, via, plugin: write.plugin } : { caller, via };
+    const bodies = await Promise.all(records.map((record) => this.inThreadNamespace(write.thread, record.body)));
+    for (let attempt = 1; ; attempt++) {
+      const state = (await this.reader.threadFold<ThreadStateValue>(SYSTEM, 'thread_state', write.thread)).value;
+      const highest = state.actor_clocks[actor];
+      const ids: string[] = [];
+      const inputs = records.map((record, index) => {
+        const fields = { thread: write.thread, actor, act: record.act, body: bodies[index]!, clock: (highest === undefined ? 0 : highest + 1) + index, data_type: 'SCALAR' as const, parents: [...record.parents(ids)].sort() };
+        ids.push(computeRecordId(fields as never));
+        return { ...fields, judged_by: null };
+      });
+      const { results, refusal } = await this.ingestor.ingestPrefix(context, inputs);
+      const failed = results.find((result): result is LoomError => result instanceof LoomError) ?? refusal;
+      if (!failed) return results as IngestResult[];
+      if (failed.code !== 'DUPLICATE_CLOCK' || attempt >= ATTEMPTS || results.some((result) => !(result instanceof LoomError))) throw failed;
     }
   }
 

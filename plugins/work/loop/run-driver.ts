@@ -16,7 +16,7 @@
 import { SYSTEM } from '../../../core/access/caller.js';
 import { LoomError } from '../../../core/errors/loom-error.js';
 import type { RecordReader } from '../../../core/engine/record-reader.js';
-import type { RecordWriter } from '../../../core/engine/record-writer.js';
+import type { RecordWriter, SequencedWrite } from '../../../core/engine/record-writer.js';
 import type { JsonObject, JsonValue } from '../../../core/records/json.js';
 import type { Logger } from '../../../core/plugin/logger.js';
 import type { StoredRecord } from '../../../storage/contract/stored-record.js';
@@ -229,9 +229,7 @@ export class RunDriver {
       ...(call.rawInput === undefined ? {} : { raw_input: call.rawInput }),
     }));
     try {
-      const turn = await this.write(
-        'DO',
-        {
+      const turnBody: JsonObject = {
           kind: KIND_TURN,
           turn: turnNumber,
           resolution_path: `provider:${model.provider}/${model.id}`,
@@ -251,12 +249,12 @@ export class RunDriver {
           ...(answer.usage === null ? { usage_estimated: true } : {}),
           ...(priceChanged(state.opening, model) ? { price: { input_usd_per_mtok: model.input_usd_per_mtok, output_usd_per_mtok: model.output_usd_per_mtok } } : {}),
           ...(answer.requestId !== null ? { request_id: answer.requestId } : {}),
-          // The calls asked for, so a restart between this record and the call records writes the missing ones (each input is then stored twice).
-          ...(calls.length > 0 ? { tool_calls: calls as unknown as JsonValue } : {}),
-        },
-        parents.length > 0 ? parents : [state.lastOwnId],
-      );
-      for (const call of calls) await this.write('CALL', { kind: KIND_TOOL_CALL, ...call, turn: turnNumber } as unknown as JsonObject, [turn]);
+      };
+      // The turn and its calls in one commit: a server killed here has stored all of them or none (the model is then asked again).
+      await this.writeSequence([
+        { act: 'DO', body: turnBody, parents: () => (parents.length > 0 ? parents : [state.lastOwnId]) },
+        ...calls.map((call) => ({ act: 'CALL', body: { kind: KIND_TOOL_CALL, ...call, turn: turnNumber } as unknown as JsonObject, parents: (earlier: readonly string[]) => [earlier[0]!] })),
+      ]);
     } finally {
       clamp.release();
     }
@@ -380,16 +378,26 @@ export class RunDriver {
     void stored;
   }
 
+  /** Writes records of the run's own in one commit, as the member (appendSequenceAs). */
+  private async writeSequence(records: readonly SequencedWrite[]): Promise<void> {
+    const actor = this.state?.actor;
+    if (!actor) throw new LoomError('INTERNAL', 'the run has no opening record');
+    for (const { stored } of await this.deps.writer.appendSequenceAs(SYSTEM, { thread: this.thread, actor, plugin: 'work' }, records)) this.known(stored);
+  }
+
   /** Writes one of the run's own records, as the member (the engine's own write, through the ingest gates). */
   private async write(act: string, body: JsonObject, parents: readonly string[]): Promise<string> {
     const actor = this.state?.actor;
     if (!actor) throw new LoomError('INTERNAL', 'the run has no opening record');
     const { stored } = await this.deps.writer.appendAs(SYSTEM, { thread: this.thread, act, actor, plugin: 'work', body, parents });
-    // Known at once, without reading it back; a later read of the store skips it (one read already is known).
-    if (stored.sequence > this.storeRead && !this.written.has(stored.record.id)) {
-      this.written.add(stored.record.id);
-      this.add(stored);
-    }
+    this.known(stored);
     return stored.record.id;
+  }
+
+  /** A record this driver wrote, known at once without reading it back; a later read of the store skips it (one read already is known). */
+  private known(stored: StoredRecord): void {
+    if (stored.sequence <= this.storeRead || this.written.has(stored.record.id)) return;
+    this.written.add(stored.record.id);
+    this.add(stored);
   }
 }
