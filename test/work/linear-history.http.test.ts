@@ -10,10 +10,8 @@
  * the record's fixed fields (a 64-hex id, the thread, the actor, the parent
  * ids: about 330 bytes), so the envelope alone is about 1 KB per turn, 19%
  * of 5 KB, before any body. The target here is the one the vocabulary
- * allows: at most 1.75 KB of records per turn beyond the new content (the
- * turn record also declares its calls' inputs, so a restart between it and
- * the call records loses none), and a ratio that does not grow with the
- * turns (docs/decisions.md).
+ * allows: at most 1.5 KB of records per turn beyond the new content, and a
+ * ratio that does not grow with the turns (docs/decisions.md).
  */
 import { expect } from 'chai';
 import { VENDORS } from '../fakes/provider-harness.js';
@@ -22,7 +20,7 @@ import { loopWorld, TOOL_FETCH, type LoopWorld } from './loop-harness.js';
 
 const anthropic = VENDORS.find((vendor) => vendor.provider === 'anthropic')!;
 const OUTPUT_BYTES = 5 * 1024;
-const ENVELOPE_PER_TURN = 1_792;
+const ENVELOPE_PER_TURN = 1_536;
 
 async function storedAndFresh(world: LoopWorld, turns: number): Promise<{ stored: number; fresh: number; lastRequest: number }> {
   world.fake.enqueue(
