@@ -44,6 +44,7 @@ for (const vendor of VENDORS) {
       await fc.assert(
         fc.asyncProperty(runShape, async (shape) => {
           const turns: ScriptedTurn[] = shape.map((calls) => script.toolCalls(calls.map((kind) => scriptedCall(kind, vendor.provider))));
+          const requestsBefore = world.fake.requests.length;
           world.fake.enqueue(...turns, script.text('Finished.'));
           const thread = await world.run({ goal: 'do the scripted work' });
           const row = await world.ended(thread);
@@ -65,7 +66,7 @@ for (const vendor of VENDORS) {
           expect(row.tool_calls_ok + row.tool_calls_failed).to.equal(sent);
           const expectedOk = shape.flat().filter((kind) => kind === 'ok' || (kind === 'bad_json' && vendor.provider === 'ollama')).length;
           expect(row.tool_calls_ok).to.equal(expectedOk);
-          expect(world.fake.pending()).to.equal(0);
+          expect(world.fake.pending(), `shape ${JSON.stringify(shape)}: ${world.fake.requests.length - requestsBefore} requests; records ${records.map((record: any) => record.body.kind.replace('core.work.', '')).join(' ')}`).to.equal(0);
         }),
         { numRuns: vendor.provider === 'anthropic' ? 25 : 10 },
       );

@@ -6,7 +6,7 @@
 import { expect } from 'chai';
 import { VENDORS } from '../fakes/provider-harness.js';
 import { script } from '../fakes/script.js';
-import { loopWorld, TOOL_READ, type LoopWorld } from './loop-harness.js';
+import { loopWorld, TOOL_FAIL, TOOL_READ, type LoopWorld } from './loop-harness.js';
 
 const kinds = (records: any[]) => records.map((record) => record.body.kind);
 
@@ -15,7 +15,7 @@ for (const vendor of VENDORS) {
     this.timeout(60_000);
     let world: LoopWorld;
     before(async () => {
-      world = await loopWorld(vendor);
+      world = await loopWorld(vendor, { memberLoop: { tools: [TOOL_READ, TOOL_FAIL] } });
     });
     after(async () => world?.stop());
 
@@ -38,6 +38,23 @@ for (const vendor of VENDORS) {
       // The second request carried the call and its result back, in the vendor's own shape.
       expect(world.fake.requests).to.have.length(2);
       expect(world.fake.requests[1]!.rawBody).to.contain('th_x');
+    });
+
+    it('the guardrail: after three identical failures the next identical call is blocked, and one more halts the run', async () => {
+      const failing = () => script.toolCalls([{ name: TOOL_FAIL, input: { thread: 'th_same' } }]);
+      world.fake.enqueue(failing(), failing(), failing(), failing(), failing(), script.text('never asked for'));
+      const thread = await world.run({ goal: 'keep trying' });
+      const row = await world.ended(thread);
+      expect(row.outcome).to.equal('guardrail_halt');
+      expect(row.state).to.equal('stopped');
+      const records = await world.records(thread);
+      const verdicts = records.filter((record: any) => record.body.kind === 'core.work.guardrail.v1').map((record: any) => record.body.verdict);
+      expect(verdicts).to.deep.equal(['block', 'halt']);
+      const codes = records.filter((record: any) => record.body.kind === 'core.work.tool_result.v1').map((record: any) => record.body.error?.code);
+      expect(codes).to.deep.equal(['NOT_FOUND', 'NOT_FOUND', 'NOT_FOUND', 'GUARDRAIL_BLOCKED', 'RUN_ENDED']);
+      expect(records.at(-1).body).to.include({ outcome: 'guardrail_halt', tool: TOOL_FAIL, threshold: 3 });
+      // The sixth answer was never asked for.
+      expect(world.fake.pending()).to.equal(1);
     });
   });
 }

@@ -44,6 +44,11 @@ export function argsHash(input: JsonObject): string {
   return hash;
 }
 
+/** What makes two calls identical: the input, or (input that was not JSON) the text the model sent, not the `{}` it parsed to. */
+function callHash(call: CallState): string {
+  return call.inputError !== null && call.rawInput !== null ? argsHash({ raw: call.rawInput }) : argsHash(call.input);
+}
+
 /**
  * The guardrail (prior art §1.19): after GUARDRAIL_THRESHOLD identical
  * failures (same tool, same input, same error code) the next identical call
@@ -51,13 +56,13 @@ export function argsHash(input: JsonObject): string {
  * halts the run.
  */
 export function guardrail(state: RunState, call: CallState): GuardrailVerdict {
-  const hash = argsHash(call.input);
+  const hash = callHash(call);
   const key = `${call.tool}:${hash}`;
   let failures = 0;
   let lastCode: string | null = null;
   for (const turn of state.turns) {
     for (const earlier of turn.calls) {
-      if (earlier === call || earlier.result === null || earlier.tool !== call.tool || argsHash(earlier.input) !== hash) continue;
+      if (earlier === call || earlier.result === null || earlier.tool !== call.tool || callHash(earlier) !== hash) continue;
       if (earlier.result.ok) {
         failures = 0;
         lastCode = null;
