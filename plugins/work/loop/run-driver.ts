@@ -25,7 +25,7 @@ import { ProviderError, type ModelProviders, type ModelRequest, type ModelTurn, 
 import { ceilingsOf, type RunCeilings } from './ceilings.js';
 import { conversation } from './conversation.js';
 import { callerOf, grantOf } from './run-grant.js';
-import { pendingCalls, RunStateBuilder, unrecordedCalls, type DeclaredCall, type RunState } from './run-state.js';
+import { pendingCalls, RunStateBuilder, type DeclaredCall, type RunState } from './run-state.js';
 import type { DailySpend } from './daily-spend.js';
 import { guardrail, runTool } from './tool-runner.js';
 import { GUARDRAIL_THRESHOLD, KIND_COERCION, KIND_DISPATCH_ANSWER, KIND_GUARDRAIL, KIND_PROVIDER_ERROR, type BudgetKind, type CoercionReason } from './work-kinds.js';
@@ -125,13 +125,6 @@ export class RunDriver {
 
   /** One step: the pending calls, else the completion rule, else the ceilings and one model turn. Answers an ending, or null to go on. */
   private async step(state: RunState): Promise<Ending | null> {
-    // The turn is on record but not all of its calls: write the rest first (from the turn), then run them.
-    const unrecorded = unrecordedCalls(state);
-    if (unrecorded.length > 0) {
-      const turn = state.turns.at(-1)!;
-      for (const call of unrecorded) await this.write('CALL', { kind: KIND_TOOL_CALL, ...call, turn: turn.turn } as unknown as JsonObject, [turn.id]);
-      return null;
-    }
     const pending = pendingCalls(state);
     if (pending.length > 0) return this.runCalls(state);
     const last = state.turns.at(-1);

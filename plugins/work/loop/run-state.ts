@@ -25,7 +25,7 @@ export interface CallState {
   result: { readonly id: string; readonly ok: boolean; readonly content: string; readonly errorCode: string | null } | null;
 }
 
-/** A call as the turn record declares it (the tool_call record's body, less kind and turn). */
+/** A call the model asked for, as its tool_call record says it (less kind and turn). */
 export interface DeclaredCall {
   readonly call_id: string;
   readonly tool: string;
@@ -41,12 +41,6 @@ export interface TurnState {
   readonly stopReason: string | null;
   readonly rawStopReason: string | null;
   readonly calls: CallState[];
-  /**
-   * The calls the model asked for in this turn, as the turn record carries
-   * them (null on a turn that carries none): a server killed after the turn
-   * and before all its call records landed writes the missing ones on resume.
-   */
-  readonly declaredCalls: DeclaredCall[] | null;
   /** People's messages that landed after this turn: the next user message carries them. */
   readonly messagesAfter: string[];
 }
@@ -138,7 +132,6 @@ export class RunStateBuilder {
         stopReason: typeof record.body['stop_reason'] === 'string' ? record.body['stop_reason'] : null,
         rawStopReason: typeof record.body['raw_stop_reason'] === 'string' ? record.body['raw_stop_reason'] : null,
         calls: [],
-        declaredCalls: Array.isArray(record.body['tool_calls']) ? (record.body['tool_calls'] as unknown as DeclaredCall[]) : null,
         messagesAfter: [],
       });
       // The model call that answered this turn read the thread up to `read_through`: messages that landed later follow the turn.
@@ -202,14 +195,6 @@ export function resultText(output: unknown): string {
   if (typeof output === 'string') return output;
   if (output === undefined) return '';
   return JSON.stringify(output);
-}
-
-/** The calls the last turn asked for that have no call record yet (the server stopped between the turn and its calls). */
-export function unrecordedCalls(state: RunState): DeclaredCall[] {
-  const last = state.turns.at(-1);
-  if (!last?.declaredCalls) return [];
-  const recorded = new Set(last.calls.map((call) => call.callId));
-  return last.declaredCalls.filter((call) => !recorded.has(call.call_id));
 }
 
 /** The calls of the last turn still without a result (to run, in order). */
