@@ -61,6 +61,7 @@ export { TIER_CAPS, actorTierTopic, tierCaps, tierOf, tierTopic, type Tier, type
 export { memberDid } from './member-did.js';
 export { KIND_DEFINITION, KIND_PROMPT, WorkLoopSchema, definitionFields, promptRecordId, type DefinitionBody, type DefinitionFields, type WorkLoop } from './definition.js';
 export { MemberBoundsToken, checkDefinition, isBounded, type BoundsDeps } from './definition-bounds.js';
+export { isOperator } from './memory/memory-access.js';
 export { ModelCatalog } from './model-catalog.js';
 export { MEMBER_REGISTRY_FOLD, type MemberEntry, type MemberRegistryState } from './member-registry-fold.js';
 export { MEMORY_ROUTES } from './memory/register-memory.js';

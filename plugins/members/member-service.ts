@@ -9,7 +9,6 @@
  * no two versions share a parent and no change is lost to a concurrent one.
  */
 import { actingDid, SYSTEM, type Caller } from '../../core/access/caller.js';
-import { isAdmin } from '../../core/access/scopes.js';
 import { token } from '../../core/di/token.js';
 import type { LogCriticalSection } from '../../core/engine/log-critical-section.js';
 import type { RecordWriter } from '../../core/engine/record-writer.js';
@@ -21,6 +20,7 @@ import { TH_ACTOR_REGISTRY } from '../../core/records/reserved-threads.js';
 import { checkDefinition, type BoundsDeps } from './definition-bounds.js';
 import { fieldsOf, KIND_DEFINITION, KIND_PROMPT, type Change, type DefinitionBody, type DefinitionFields } from './definition.js';
 import { memberDid } from './member-did.js';
+import { isOperator } from './memory/memory-access.js';
 import type { MemberEntry, MemberRegistryState } from './member-registry-fold.js';
 import { memberRow, type MemberRow } from './member-row.js';
 
@@ -271,10 +271,6 @@ export function versionBody(
 /** A member's prompt words as a `core.actor.prompt.v1` body. */
 export function promptBody(did: string, text: string): JsonObject {
   return { kind: KIND_PROMPT, schema_version: '1.0.0', role: 'charter', actor_did: did, text };
-}
-
-function isOperator(caller: Caller): boolean {
-  return caller.kind === 'local' || caller.kind === 'system' || isAdmin(caller.scopes);
 }
 
 const sameFields = (a: DefinitionFields, b: DefinitionFields): boolean => JSON.stringify(a) === JSON.stringify(b);

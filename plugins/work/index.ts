@@ -130,7 +130,8 @@ export const workPlugin = definePlugin({
       const now = clock();
       return now - (now % DAY_MS);
     };
-    const spend = new DailySpend((actor) => usageOf(index.state().byActor.get(actor), dayStart()).cost_usd);
+    const usageToday = (actor: string) => usageOf(index.state().byActor.get(actor), dayStart());
+    const spend = new DailySpend((actor) => usageToday(actor).cost_usd);
     const engine = new RunEngine({
       reader,
       writer,
@@ -165,14 +166,13 @@ export const workPlugin = definePlugin({
       reader,
       writer,
       sections: resolve(scope.container, LogCriticalSectionToken),
-      clock,
       openRunCount: (actor) => {
         let open = 0;
         const entries = actor === undefined ? index.state().runs.values() : (index.state().byActor.get(actor) ?? []);
         for (const entry of entries) if (entry.outcome === null && entry.opening['grant'] !== undefined) open++;
         return open;
       },
-      usageToday: (actor, start) => usageOf(index.state().byActor.get(actor), start),
+      usageToday,
       maxConcurrentRuns: options.maxConcurrentRuns,
     });
     scope.expose(RunStarterToken, starter);

@@ -8,10 +8,9 @@
  * message is read by the next model call.
  */
 import { actingDid, SYSTEM, type Caller } from '../../../core/access/caller.js';
-import { isAdmin } from '../../../core/access/scopes.js';
 import type { RecordWriter } from '../../../core/engine/record-writer.js';
 import { LoomError } from '../../../core/errors/loom-error.js';
-import { KIND_LOOP_CANCEL, type MemberService, type RunService, type RunRow } from '../../members/index.js';
+import { isOperator, KIND_LOOP_CANCEL, type MemberService, type RunService, type RunRow } from '../../members/index.js';
 import type { RunEngine } from './run-engine.js';
 import { KIND_RUN_MESSAGE } from './work-kinds.js';
 
@@ -42,7 +41,7 @@ export class RunControl {
     const me = actingDid(caller);
     const opening = this.deps.opening(thread) ?? {};
     const owner = this.deps.members.entry(row.actor)?.current.owner;
-    const operator = caller.kind === 'local' || caller.kind === 'system' || isAdmin(caller.scopes);
+    const operator = isOperator(caller);
     if (!operator && me !== row.actor && me !== opening['started_by'] && me !== owner) {
       throw new LoomError('FORBIDDEN', `${me} may not steer or stop run ${thread}: only the member, whoever started the run, the member's owner or an operator may`);
     }

@@ -9,7 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { actingDid, SYSTEM, type Caller } from '../../../core/access/caller.js';
-import { isAdmin, scopeWithin } from '../../../core/access/scopes.js';
+import { scopeWithin } from '../../../core/access/scopes.js';
 import type { Config } from '../../../core/folds/config/config-topic.js';
 import type { LogCriticalSection } from '../../../core/engine/log-critical-section.js';
 import type { RecordReader } from '../../../core/engine/record-reader.js';
@@ -21,6 +21,7 @@ import {
   KIND_RUN,
   tierCaps,
   checkDefinition,
+  isOperator,
   definitionFields,
   promptRecordId,
   tierOf,
@@ -37,8 +38,6 @@ import type { ModelProviders } from '../providers/index.js';
 import { effectiveCeilings, type RunCeilings } from './ceilings.js';
 import { grantBody, memberGrant, type RunGrant } from './run-grant.js';
 
-const DAY_MS = 86_400_000;
-
 export interface UsageToday {
   readonly loop_count: number;
   readonly cost_usd: number;
@@ -54,10 +53,10 @@ export interface RunStarterDeps {
   readonly reader: RecordReader;
   readonly writer: RecordWriter;
   readonly sections: LogCriticalSection;
-  readonly clock: () => number;
   /** Runs without an outcome on the whole log (every server's), or of one actor. */
   readonly openRunCount: (actor?: string) => number;
-  readonly usageToday: (actor: string, dayStart: number) => UsageToday;
+  /** Runs the actor started today (the UTC day of the server's clock) and their spend. */
+  readonly usageToday: (actor: string) => UsageToday;
   readonly maxConcurrentRuns: number;
 }
 
@@ -126,17 +125,8 @@ const TIER_NAMES: Record<Tier, string> = { trial: 'Trial', paid: 'Paid', team: '
 
 export const tierName = (tier: Tier): string => TIER_NAMES[tier];
 
-function isOperator(caller: Caller): boolean {
-  return caller.kind === 'local' || caller.kind === 'system' || isAdmin(caller.scopes);
-}
-
 export class RunStarter {
   constructor(private readonly deps: RunStarterDeps) {}
-
-  private dayStart(): number {
-    const now = this.deps.clock();
-    return now - (now % DAY_MS);
-  }
 
   /** Tools whose scope is `admin` are for operators' own loops only: no tier below Operator is given them. */
   forbiddenTools(tier: Tier): string[] {
@@ -245,7 +235,7 @@ export class RunStarter {
         ...(request.parentRun ? { parent_run: { ...request.parentRun } } : {}),
       },
     });
-    return { thread, actor: did, tier, model, tools, forbidden, ceilings, opening, usage: this.deps.usageToday(did, this.dayStart()), ...(request.dispatch ? { parents: [request.dispatch.id] } : {}) };
+    return { thread, actor: did, tier, model, tools, forbidden, ceilings, opening, usage: this.deps.usageToday(did), ...(request.dispatch ? { parents: [request.dispatch.id] } : {}) };
   }
 
   /** The tools a person's own loop gets by default (read-only ones and write_record) and may ask for (all they reach below the tier's forbidden set). */
@@ -287,13 +277,13 @@ export class RunStarter {
       startedBy: me,
       extra: { workspace: request.workspace ?? null, ...(request.workspace ? { namespace: request.workspace } : {}) },
     });
-    return { thread, actor: me, tier, model, tools, forbidden: this.forbiddenTools(tier), ceilings, opening, usage: this.deps.usageToday(me, this.dayStart()) };
+    return { thread, actor: me, tier, model, tools, forbidden: this.forbiddenTools(tier), ceilings, opening, usage: this.deps.usageToday(me) };
   }
 
   preview(caller: Caller, request: WorkLoopRequest): WorkLoopPreview {
     const tier = this.selfTier(caller);
     const caps = tierCaps(this.deps.config, tier);
-    const usage = this.deps.usageToday(actingDid(caller), this.dayStart());
+    const usage = this.deps.usageToday(actingDid(caller));
     const ceilings = effectiveCeilings(caps, { max_turns: request.max_turns ?? null, token_budget: request.token_budget ?? null, wall_clock_secs: request.wall_clock_secs ?? null });
     let model: PricedModel | null = null;
     try {
@@ -325,7 +315,7 @@ export class RunStarter {
       const concurrency = tierCaps(this.deps.config, plan.tier).concurrency;
       const mine = concurrency === null ? 0 : this.deps.openRunCount(plan.actor);
       if (concurrency !== null && mine >= concurrency) throw new LoomError('ADMISSION_CEILING', `${plan.actor} has ${mine} runs running and its ${tierName(plan.tier)} tier runs at most ${concurrency} at once; try again when one ends`);
-      const usage = this.deps.usageToday(plan.actor, this.dayStart());
+      const usage = this.deps.usageToday(plan.actor);
       const refusal = this.dailyRefusal(plan.ceilings, usage);
       if (refusal === 'WORK_DAILY_COUNT_EXCEEDED') throw new LoomError(refusal, `${plan.actor} has started ${usage.loop_count} runs today, its daily cap is ${plan.ceilings.daily_loop_cap}`);
       if (refusal === 'WORK_DAILY_CAP_EXCEEDED') throw new LoomError(refusal, `${plan.actor} has spent ${usage.cost_usd.toFixed(4)} USD today, its daily cap is ${plan.ceilings.daily_cost_cap_usd} USD`);
