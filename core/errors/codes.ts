@@ -126,6 +126,12 @@ export const ERROR_CATALOGUE = {
   FEDERATION_DISABLED: { status: 503 },
   // Online backup on a driver that takes none (PostgreSQL: use the database's own tools).
   BACKUP_NOT_SUPPORTED: { status: 501 },
+  // ---- chat proxy (issue 34): a provider's failure relayed with the status Anthropic's clients expect (docs/decisions.md) ----
+  PROVIDER_INVALID_REQUEST: { status: 400 },
+  PROVIDER_RATE_LIMITED: { status: 429 },
+  PROVIDER_OVERLOADED: { status: 529 },
+  PROVIDER_FAILED: { status: 502 },
+  // ---- end chat proxy ----
 } as const satisfies Record<string, { status: number; type?: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

@@ -43,6 +43,12 @@ import { registerCompensation } from './compensation/register-compensation.js';
 export { COMPENSATION_ROUTES } from './compensation/register-compensation.js';
 export { COMPENSATION_FOLD } from './compensation/compensation-fold.js';
 // ---- end compensation review ----
+// ---- chat proxy (plugins/work/proxy/) ----
+import { ChatProxy } from './proxy/chat-proxy.js';
+import { ChatProxyToken, PROXY_ROUTES } from './proxy/proxy-routes.js';
+import { ProxyUsage } from './proxy/proxy-usage.js';
+export { PROXY_ROUTES } from './proxy/proxy-routes.js';
+// ---- end chat proxy ----
 
 export { RunControlToken, RunEngineToken, RunStarterToken } from './work-tokens.js';
 export { workProvidersTopic } from './provider-topic.js';
@@ -188,5 +194,12 @@ export const workPlugin = definePlugin({
     scope.capability('work.loop', true);
     scope.capability('work.runs', true);
     registerCompensation(scope); // ---- compensation review ----
+    // ---- chat proxy (plugins/work/proxy/): Anthropic-API clients through Loom, paid like runs ----
+    const proxyUsage = new ProxyUsage(clock);
+    scope.consume(proxyUsage.consumer());
+    scope.expose(ChatProxyToken, new ChatProxy({ writer, models, providers, spend: () => spend, usage: proxyUsage, runsToday: usageToday, config, log: scope.log, maxOutputTokens: options.maxOutputTokens }));
+    for (const route of PROXY_ROUTES) scope.route(route);
+    scope.capability('work.proxy', true);
+    // ---- end chat proxy ----
   },
 });

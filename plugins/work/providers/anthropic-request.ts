@@ -18,6 +18,15 @@ export function anthropicParams(request: ModelRequest): Params {
   if (request.tools.length > 0) {
     params.tools = request.tools.map((tool) => ({ name: tool.name, description: tool.description, input_schema: tool.inputSchema as Anthropic.Messages.Tool.InputSchema }));
   }
+  const options = request.options;
+  // The SDK's types no longer list `temperature` (1.14); the API still takes it, and a client that sent it means it.
+  if (options?.temperature !== undefined) (params as Params & { temperature?: number }).temperature = options.temperature;
+  if (options?.stopSequences !== undefined && options.stopSequences.length > 0) params.stop_sequences = [...options.stopSequences];
+  const choice = options?.toolChoice;
+  if (choice !== undefined) {
+    const parallel = choice.disableParallelToolUse === undefined || choice.type === 'none' ? {} : { disable_parallel_tool_use: choice.disableParallelToolUse };
+    params.tool_choice = choice.type === 'tool' ? { type: 'tool', name: choice.name, ...parallel } : ({ type: choice.type, ...parallel } as Anthropic.Messages.ToolChoice);
+  }
   return params;
 }
 

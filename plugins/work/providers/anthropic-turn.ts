@@ -39,6 +39,7 @@ export class AnthropicTurn {
   private model = '';
   private readonly blocks: Block[] = [];
   private stopReason: string | null = null;
+  private stopSequence: string | null = null;
   private usage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
 
   add(event: Event, onDelta?: (delta: ModelDelta) => void): void {
@@ -51,6 +52,7 @@ export class AnthropicTurn {
         this.model = event.message.model;
         const u = event.message.usage;
         this.usage = { input: u.input_tokens, output: u.output_tokens, cacheRead: u.cache_read_input_tokens ?? 0, cacheWrite: u.cache_creation_input_tokens ?? 0 };
+        onDelta?.({ type: 'start', model: this.model, inputTokens: u.input_tokens, cacheReadTokens: u.cache_read_input_tokens ?? null, cacheWriteTokens: u.cache_creation_input_tokens ?? null });
         return;
       }
       case 'content_block_start': {
@@ -67,11 +69,13 @@ export class AnthropicTurn {
           onDelta?.({ type: 'text', text: event.delta.text });
         } else if (event.delta.type === 'input_json_delta') {
           block.json += event.delta.partial_json;
+          if (block.type === 'tool_use') onDelta?.({ type: 'tool_input', index: this.toolIndexOf(event.index), json: event.delta.partial_json });
         }
         return;
       }
       case 'message_delta': {
         this.stopReason = event.delta.stop_reason ?? this.stopReason;
+        this.stopSequence = event.delta.stop_sequence ?? this.stopSequence;
         const u = event.usage;
         this.usage = {
           input: u.input_tokens ?? this.usage.input,
@@ -106,6 +110,7 @@ export class AnthropicTurn {
       },
       model: this.model,
       requestId,
+      stopSequence: this.stopSequence,
     };
   }
 

@@ -6,7 +6,7 @@
  * official client, Loom's retry policy, and the configuration read from the
  * variables each vendor's users already set.
  */
-export type { ModelRequest, ChatMessage, UserMessage, AssistantMessage, ToolResultsMessage, ToolSpec, ToolCall, ToolResult } from './model-request.js';
+export type { ModelRequest, RequestOptions, ToolChoice, ChatMessage, UserMessage, AssistantMessage, ToolResultsMessage, ToolSpec, ToolCall, ToolResult } from './model-request.js';
 export type { ModelTurn, ModelDelta, StopReason, TokenUsage } from './model-turn.js';
 export type { ProviderAdapter, CompleteOptions, RetryNotice } from './provider-adapter.js';
 export { PROVIDER_NAMES, type ProviderName } from './provider-name.js';

@@ -17,7 +17,25 @@ export interface ModelRequest {
   readonly tools: readonly ToolSpec[];
   /** Output ceiling in tokens for this call (the loop clamps it to the remaining budget). */
   readonly maxTokens: number;
+  /**
+   * Sampling and tool-use controls a client of the chat proxy may set; the
+   * loop sets none. Each adapter maps what its vendor has (see each
+   * *-request.ts) and leaves out what it has not.
+   */
+  readonly options?: RequestOptions;
 }
+
+export interface RequestOptions {
+  readonly temperature?: number;
+  /** Text that ends the turn when the model writes it. */
+  readonly stopSequences?: readonly string[];
+  readonly toolChoice?: ToolChoice;
+}
+
+/** Anthropic's tool_choice, the richest: `auto` (may call), `any` (must call some), `tool` (must call this one), `none` (must not call). */
+export type ToolChoice =
+  | { readonly type: 'auto' | 'any' | 'none'; readonly disableParallelToolUse?: boolean }
+  | { readonly type: 'tool'; readonly name: string; readonly disableParallelToolUse?: boolean };
 
 export type ChatMessage = UserMessage | AssistantMessage | ToolResultsMessage;
 

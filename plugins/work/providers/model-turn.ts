@@ -35,12 +35,23 @@ export interface ModelTurn {
   readonly model: string;
   /** The vendor's request id header (`request-id`, `x-request-id`); null when it sends none (Ollama). */
   readonly requestId: string | null;
+  /** The stop sequence that ended the turn, where the vendor says which (Anthropic); absent otherwise. */
+  readonly stopSequence?: string | null;
 }
 
-/** Streamed progress, for a live view; the turn that `complete` resolves with is the record of truth. */
+/**
+ * Streamed progress, for a live view (and the chat proxy, which relays it
+ * token by token); the turn that `complete` resolves with is the record of
+ * truth. `start` comes first, once, when the vendor's first frame arrives;
+ * a `tool_call` announces call `index` (counted among calls), its
+ * `tool_input` fragments follow it and concatenate to the call's input JSON
+ * as the model wrote it (Ollama sends a call whole: one fragment).
+ */
 export type ModelDelta =
+  | { readonly type: 'start'; readonly model: string; readonly inputTokens: number | null; readonly cacheReadTokens: number | null; readonly cacheWriteTokens: number | null }
   | { readonly type: 'text'; readonly text: string }
-  | { readonly type: 'tool_call'; readonly index: number; readonly id: string; readonly name: string };
+  | { readonly type: 'tool_call'; readonly index: number; readonly id: string; readonly name: string }
+  | { readonly type: 'tool_input'; readonly index: number; readonly json: string };
 
 /**
  * The vendor's mapped reason made consistent with the calls: a turn with

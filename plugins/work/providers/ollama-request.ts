@@ -17,8 +17,19 @@ export function ollamaRequest(request: ModelRequest): ChatRequest & { stream: tr
   const messages: Message[] = [];
   if (request.system !== null && request.system !== '') messages.push({ role: 'system', content: request.system });
   for (const message of request.messages) messages.push(...ollamaMessages(message, toolNames));
-  const chat: ChatRequest & { stream: true } = { model: request.model, messages, stream: true, options: { num_predict: request.maxTokens } };
-  if (request.tools.length > 0) {
+  const options = request.options;
+  const chat: ChatRequest & { stream: true } = {
+    model: request.model,
+    messages,
+    stream: true,
+    options: {
+      num_predict: request.maxTokens,
+      ...(options?.temperature !== undefined ? { temperature: options.temperature } : {}),
+      ...(options?.stopSequences !== undefined && options.stopSequences.length > 0 ? { stop: [...options.stopSequences] } : {}),
+    },
+  };
+  // Ollama has no tool_choice: `none` is honoured by offering no tools; the others are the model's call.
+  if (request.tools.length > 0 && options?.toolChoice?.type !== 'none') {
     chat.tools = request.tools.map((tool) => ({ type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.inputSchema as NonNullable<ChatRequest['tools']>[number]['function']['parameters'] } }));
   }
   return chat;

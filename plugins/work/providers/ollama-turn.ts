@@ -21,9 +21,15 @@ export class OllamaTurn {
   private readonly toolCalls: ToolCall[] = [];
   private done: ChatResponse | null = null;
 
+  private started = false;
+
   add(part: ChatResponse, onDelta?: (delta: ModelDelta) => void): void {
     if (this.done) throw new MalformedStreamError('a line after done');
     if (part.model) this.model = part.model;
+    if (!this.started) {
+      this.started = true;
+      onDelta?.({ type: 'start', model: this.model, inputTokens: null, cacheReadTokens: null, cacheWriteTokens: null });
+    }
     const content = part.message?.content ?? '';
     if (content !== '') {
       this.text += content;
@@ -36,6 +42,7 @@ export class OllamaTurn {
           ? { id: mintToolCallId(), name: call.function.name, input: args as Record<string, unknown> }
           : { id: mintToolCallId(), name: call.function.name, input: {}, inputError: 'the tool input is not a JSON object', rawInput: JSON.stringify(args) };
       onDelta?.({ type: 'tool_call', index: this.toolCalls.length, id: toolCall.id, name: toolCall.name });
+      onDelta?.({ type: 'tool_input', index: this.toolCalls.length, json: toolCall.rawInput ?? JSON.stringify(toolCall.input) });
       this.toolCalls.push(toolCall);
     }
     if (part.done) this.done = part;

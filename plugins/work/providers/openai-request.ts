@@ -28,6 +28,15 @@ export function openaiParams(request: ModelRequest, maxTokensField: NonNullable<
   if (request.tools.length > 0) {
     params.tools = request.tools.map((tool) => ({ type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.inputSchema as Record<string, unknown> } }));
   }
+  const options = request.options;
+  if (options?.temperature !== undefined) params.temperature = options.temperature;
+  if (options?.stopSequences !== undefined && options.stopSequences.length > 0) params.stop = [...options.stopSequences];
+  const choice = options?.toolChoice;
+  if (choice !== undefined && request.tools.length > 0) {
+    // Anthropic's `any` is OpenAI's `required`; `tool` names the function.
+    params.tool_choice = choice.type === 'tool' ? { type: 'function', function: { name: choice.name } } : choice.type === 'any' ? 'required' : choice.type;
+    if (choice.disableParallelToolUse === true && choice.type !== 'none') params.parallel_tool_calls = false;
+  }
   return params;
 }
 

@@ -37,9 +37,14 @@ export class OpenAITurn {
   private readonly calls: Call[] = [];
   private finishReason: string | null = null;
   private usage: TokenUsage | null = null;
+  private started = false;
 
   add(chunk: Chunk, onDelta?: (delta: ModelDelta) => void): void {
     if (chunk.model) this.model = chunk.model;
+    if (!this.started) {
+      this.started = true;
+      onDelta?.({ type: 'start', model: this.model, inputTokens: null, cacheReadTokens: null, cacheWriteTokens: null });
+    }
     if (chunk.usage) {
       this.usage = {
         inputTokens: chunk.usage.prompt_tokens,
@@ -66,6 +71,10 @@ export class OpenAITurn {
         call.id ||= mintToolCallId();
         call.announced = true;
         onDelta?.({ type: 'tool_call', index, id: call.id, name: call.name });
+        // Arguments that came before the name (or with it) follow the announcement.
+        if (call.args !== '') onDelta?.({ type: 'tool_input', index, json: call.args });
+      } else if (call.announced && fragment.function?.arguments) {
+        onDelta?.({ type: 'tool_input', index, json: fragment.function.arguments });
       }
     }
     if (choice.finish_reason) this.finishReason = choice.finish_reason;
