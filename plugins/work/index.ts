@@ -136,7 +136,12 @@ export const workPlugin = definePlugin({
       const now = clock();
       return now - (now % DAY_MS);
     };
-    const usageToday = (actor: string) => usageOf(index.state().byActor.get(actor), dayStart());
+    // A member's day of spend is its runs' and its proxied calls' together: one cap, one set of reservations.
+    const proxyUsage = new ProxyUsage(clock);
+    const usageToday = (actor: string) => {
+      const runs = usageOf(index.state().byActor.get(actor), dayStart());
+      return { ...runs, cost_usd: runs.cost_usd + proxyUsage.costToday(actor) };
+    };
     const spend = new DailySpend((actor) => usageToday(actor).cost_usd);
     const engine = new RunEngine({
       reader,
@@ -195,9 +200,8 @@ export const workPlugin = definePlugin({
     scope.capability('work.runs', true);
     registerCompensation(scope); // ---- compensation review ----
     // ---- chat proxy (plugins/work/proxy/): Anthropic-API clients through Loom, paid like runs ----
-    const proxyUsage = new ProxyUsage(clock);
     scope.consume(proxyUsage.consumer());
-    scope.expose(ChatProxyToken, new ChatProxy({ writer, models, providers, spend: () => spend, usage: proxyUsage, runsToday: usageToday, config, log: scope.log, maxOutputTokens: options.maxOutputTokens }));
+    scope.expose(ChatProxyToken, new ChatProxy({ writer, models, providers, spend: () => spend, usage: proxyUsage, usageToday, config, log: scope.log, maxOutputTokens: options.maxOutputTokens }));
     for (const route of PROXY_ROUTES) scope.route(route);
     scope.capability('work.proxy', true);
     // ---- end chat proxy ----

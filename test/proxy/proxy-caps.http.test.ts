@@ -46,8 +46,23 @@ describe('chat proxy: tier clamp and daily caps', function () {
     await setTrial({ daily_cost_cap_usd: null });
   });
 
+  it('proxied spend counts against the runs\' daily cap: a work loop start is refused once the proxy spent the day\'s cap', async () => {
+    world.fake.enqueue(script.text('priced'));
+    const { response } = await client.messages.create(ask()).withResponse();
+    const records = await world.records(response.headers.get('x-loom-thread')!);
+    const cost = records.find((r) => r.body.kind === 'core.work.proxy_response.v1')!.body.cost_usd as number;
+    expect(cost).to.be.greaterThan(0);
+    await setTrial({ daily_cost_cap_usd: cost / 2 });
+    const before = await world.server.loom.engine.store.watermark();
+    const started = await world.call('POST', '/v1/work/loop', world.owner, { goal: 'one more thing', model: MODEL_OF['anthropic'] });
+    expect(started.status).to.equal(429);
+    expect(started.json.code).to.equal('WORK_DAILY_CAP_EXCEEDED');
+    expect(await world.server.loom.engine.store.watermark()).to.equal(before);
+    await setTrial({ daily_cost_cap_usd: null });
+  });
+
   it('the daily count (daily loops × turns) refuses the next exchange with 429 WORK_DAILY_COUNT_EXCEEDED', async () => {
-    // The one answered exchange above counts (the refused one wrote nothing); the cap becomes 1 × 1.
+    // The answered exchanges above count (the refused ones wrote nothing); the cap becomes 1 × 1.
     await setTrial({ daily_loop_cap: 1, max_turns: 1 });
     const before = await world.server.loom.engine.store.watermark();
     const error = (await client.messages.create(ask()).catch((e: unknown) => e)) as any;

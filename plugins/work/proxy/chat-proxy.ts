@@ -48,7 +48,8 @@ export interface ChatProxyDeps {
   readonly spend: () => DailySpend;
   readonly usage: ProxyUsage;
   /** What the actor's runs spent and started today (the run index). */
-  readonly runsToday: (actor: string) => { cost_usd: number; loop_count: number };
+  /** The actor's day of spend: its runs' and its proxied calls' (DailySpend counts the same). */
+  readonly usageToday: (actor: string) => { cost_usd: number };
   readonly config: Config;
   readonly log: Logger;
   /** Output ceiling of one call when the tier leaves more (the work plugin's maxOutputTokens). */
@@ -128,18 +129,17 @@ export class ChatProxy {
     const made = this.deps.usage.countToday(actor) + (this.inFlight.get(actor) ?? 0);
     if (calls !== null && made >= calls) throw new LoomError('WORK_DAILY_COUNT_EXCEEDED', `${actor} has made ${made} proxied calls today; its tier allows ${calls} a day`);
     const cap = caps.daily_cost_cap_usd;
-    const proxied = this.deps.usage.costToday(actor);
-    const spent = proxied + this.deps.runsToday(actor).cost_usd;
+    const spent = this.deps.usageToday(actor).cost_usd;
     if (cap !== null && spent >= cap) throw new LoomError('WORK_DAILY_CAP_EXCEEDED', `${actor} has spent ${spent.toFixed(4)} USD today, its daily cap is ${cap} USD`);
     const estimatedInput = estimateTokens(JSON.stringify([request.system, request.messages, request.tools]).length);
     const inputUsd = (estimatedInput * model.input_usd_per_mtok) / 1_000_000;
     const outputTokensFor = (usd: number) => (model.output_usd_per_mtok > 0 ? Math.floor((usd * 1_000_000) / model.output_usd_per_mtok) : Number.POSITIVE_INFINITY);
     const wanted = Math.min(request.maxTokens, this.deps.maxOutputTokens);
     const least = Math.min(MIN_OUTPUT_TOKENS, wanted);
-    // The runs' spend is DailySpend's own; the proxy's is taken off the cap it is given, so the room is the cap less both and less every call in flight.
+    // DailySpend counts runs' and proxied spend alike: the room is the cap less both and less every call in flight.
     const reservation = await this.deps.spend().reserve(
       actor,
-      cap === null ? null : cap - proxied,
+      cap,
       (room) => {
         const tokens = room === null ? wanted : Math.min(wanted, outputTokensFor(room - inputUsd));
         return tokens < least ? null : { tokens, usd: inputUsd + (tokens * model.output_usd_per_mtok) / 1_000_000 };
