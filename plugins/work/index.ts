@@ -43,6 +43,11 @@ import { registerCompensation } from './compensation/register-compensation.js';
 export { COMPENSATION_ROUTES } from './compensation/register-compensation.js';
 export { COMPENSATION_FOLD } from './compensation/compensation-fold.js';
 // ---- end compensation review ----
+// ---- decisions (issue 34: plugins/work/decisions/) ----
+import { decisionHooks, registerDecisions } from './decisions/register-decisions.js';
+export { DECISION_ROUTES, DECISIONS_PATH } from './decisions/register-decisions.js';
+export { DecisionServiceToken } from './decisions/decision-token.js';
+// ---- end decisions ----
 
 export { RunControlToken, RunEngineToken, RunStarterToken } from './work-tokens.js';
 export { workProvidersTopic } from './provider-topic.js';
@@ -132,7 +137,9 @@ export const workPlugin = definePlugin({
     };
     const usageToday = (actor: string) => usageOf(index.state().byActor.get(actor), dayStart());
     const spend = new DailySpend((actor) => usageToday(actor).cost_usd);
+    const decisions = decisionHooks(scope, { config, members }); // ---- decisions (issue 34) ----
     const engine = new RunEngine({
+      decisions,
       reader,
       writer,
       providers,
@@ -151,6 +158,10 @@ export const workPlugin = definePlugin({
       isOpen: (thread) => {
         const entry = index.state().runs.get(thread);
         return entry !== undefined && entry.outcome === null && entry.opening['grant'] !== undefined;
+      },
+      openRun: (thread) => {
+        const entry = index.state().runs.get(thread);
+        return entry !== undefined && entry.outcome === null && entry.opening['grant'] !== undefined ? { thread, startedAt: entry.startedAt, opening: entry.opening } : undefined;
       },
     });
     scope.expose(RunEngineToken, engine);
@@ -188,5 +199,8 @@ export const workPlugin = definePlugin({
     scope.capability('work.loop', true);
     scope.capability('work.runs', true);
     registerCompensation(scope); // ---- compensation review ----
+    // ---- decisions (issue 34) ----
+    registerDecisions(scope, { reader, writer, sections: resolve(scope.container, LogCriticalSectionToken), members, index, tools, clock });
+    // ---- end decisions ----
   },
 });
