@@ -133,7 +133,8 @@ export const membersPlugin = definePlugin({
       blueprints: scope.fold(blueprintRegistryFold),
       instanceDid,
     });
-    bindValue(scope.container, BlueprintServiceToken, blueprints);
+    // Exposed (not only bound here): the work plugin's decisions install an approved proposal through it (issue 34).
+    scope.expose(BlueprintServiceToken, blueprints);
     for (const route of BLUEPRINT_ROUTES) scope.route(route);
     scope.capability('members.blueprints', true);
     // ---- end Blueprints ----

@@ -129,7 +129,8 @@ export class RunDriver {
       if (!state || state.outcome) return;
       if (this.stopReason === 'shutdown') return;
       if (state.cancel || this.stopReason === 'cancel') return void (await this.end(state, { outcome: 'cancelled', summary: state.cancel?.reason ?? null }));
-      this.arm(state);
+      // A run still waiting on a person has no wall clock running (it goes straight back to waiting).
+      if (openAsk(state) === null) this.arm(state);
       const ending = await this.step(state);
       // Waiting on a person: let go of everything; the answer (or the next start) drives the run again.
       if (ending === 'wait') return;
@@ -191,7 +192,8 @@ export class RunDriver {
     const grant = grantOf(state.opening);
     const granted = Array.isArray(state.opening['tools']) ? (state.opening['tools'] as unknown[]).filter((name): name is string => typeof name === 'string') : [];
     for (const call of pendingCalls(state)) {
-      if (this.signal.aborted) return null;
+      // Aborted: the ending its reason calls for (a cancel or the wall clock end the run; a shutdown leaves it to resume).
+      if (this.signal.aborted) return this.aborted();
       const verdict = guardrail(state, call);
       if (verdict.verdict !== 'run') {
         await this.write('KNOW', { kind: KIND_GUARDRAIL, verdict: verdict.verdict, tool: call.tool, args_hash: verdict.argsHash, key: verdict.key, count: verdict.count, threshold: GUARDRAIL_THRESHOLD }, [call.id]);
