@@ -54,6 +54,9 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: 'run', load: async () => (await import('../cli/commands/work/run.js')).run },
   { name: 'work', load: async () => (await import('../cli/commands/work/work.js')).work },
   // ---- end work loop ----
+  // ---- decisions (issue 34) ----
+  { name: 'decisions', load: async () => (await import('../cli/commands/work/decisions.js')).decisions },
+  // ---- end decisions ----
 ];
 
 export function findCommand(name: string): CommandEntry | undefined {

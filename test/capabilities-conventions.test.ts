@@ -40,6 +40,7 @@ describe('/v1/capabilities conventions', () => {
     for (const [name, value] of described) expect(conventions[name], name).to.deep.equal(value);
     expect(conventions['data_plane']).to.include({ capabilities_path: '/v1/data/capabilities' });
     // A path no loaded plugin serves stays null rather than disappearing.
-    expect(conventions).to.have.property('decisions_path', null);
+    // The work plugin serves decisions (issue 34).
+    expect(conventions).to.have.property('decisions_path', '/v1/decisions');
   });
 });

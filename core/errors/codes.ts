@@ -72,6 +72,10 @@ export const ERROR_CATALOGUE = {
   OTHER_NOT_ALLOWED: { status: 400 },
   MULTI_NOT_ALLOWED: { status: 400 },
   PROVIDED_VALUE_REQUIRED: { status: 400 },
+  // ---- decisions (issue 34) ----
+  // Not in the spec: an answer to a decision no longer pending (answered, cancelled, its run ended), or a run with none open; the first answer stands.
+  DECISION_CLOSED: { status: 409 },
+  // ---- end decisions ----
   // Codes the spec leaves unnamed, used by the HTTP edge (docs/decisions.md).
   NOT_FOUND: { status: 404 },
   METHOD_NOT_ALLOWED: { status: 405 },

@@ -50,6 +50,7 @@ export async function checkDefinition(caller: Caller, member: string, fields: De
   for (const thread of loop.reads) if (!isThreadId(thread)) throw new LoomError('INVALID_BODY', `work_loop.reads: ${JSON.stringify(thread)} is not a thread id`);
   if (loop.system_prompt_ref !== null) await checkPrompt(caller, loop.system_prompt_ref, deps.reader);
   if (loop.model !== null && !deps.models.get(loop.model)) throw new LoomError('MODEL_UNKNOWN', `model ${loop.model} is not in this instance's priced catalog (GET /v1/self/workspace lists models[])`);
+  for (const name of loop.approval_required ?? []) if (!deps.tools.get(name)) throw new LoomError('TOOL_NOT_DECLARED', `work_loop.approval_required: tool ${name} is not a tool this instance has`);
   for (const name of loop.tools) if (!deps.tools.get(name)) throw new LoomError('TOOL_NOT_DECLARED', `tool ${name} is not a tool this instance has (${deps.tools.list().map((t) => t.name).join(', ') || 'none are registered'})`);
   if (!isBounded(caller)) return;
   for (const name of loop.tools) {

@@ -33,6 +33,12 @@ export const WorkLoopSchema = Type.Object(
     daily_loop_cap: Type.Optional(Type.Union([Type.Integer({ minimum: 0, maximum: 1_000_000 }), Type.Null()])),
     conversation_loop: Type.Optional(Type.Boolean()),
     verification: Type.Optional(Type.Union([Type.Literal('none'), Type.Literal('self'), Type.Literal('peer'), Type.Literal('person')])),
+    approval_required: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
+        maxItems: 100,
+        description: 'Tools whose every call waits on a person: the run raises a decision (approve or reject) before the call runs. Each must be a tool this instance has.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -65,6 +71,8 @@ export interface WorkLoop {
   daily_loop_cap: number | null;
   conversation_loop: boolean;
   verification: 'none' | 'self' | 'peer' | 'person';
+  /** Tools whose calls wait on a person's approval; absent (not []) when none, so versions defined before it existed compare equal. */
+  approval_required?: string[];
 }
 
 /** What a version says about the member (everything but who, when and why it was written). */
@@ -95,6 +103,8 @@ export interface DefinitionBody extends DefinitionFields {
   enabled: boolean;
   retired: boolean;
   reverted_to: string | null;
+  /** Set when a member proposed this version (a blueprint proposal a person approved): that member may not judge runs under it. */
+  proposed_by?: string;
 }
 
 /** The fields of a define request, defaults filled (tools and reads sorted and without repeats). */
@@ -120,6 +130,7 @@ export function definitionFields(request: DefineRequest): DefinitionFields {
       daily_loop_cap: loop.daily_loop_cap ?? null,
       conversation_loop: loop.conversation_loop ?? false,
       verification: loop.verification ?? 'none',
+      ...(loop.approval_required !== undefined && loop.approval_required.length > 0 ? { approval_required: sortedSet(loop.approval_required) } : {}),
     },
   };
 }

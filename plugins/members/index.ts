@@ -47,9 +47,9 @@ import { registerMemory } from './memory/register-memory.js';
 import { registerRuns } from './runs/register-runs.js';
 export { RUNS_ROUTES } from './runs/register-runs.js';
 export { RunServiceToken, RunScanCeilingToken, RUN_SCAN_CEILING, type RunService } from './runs/run-service.js';
-export { type RunRow, RunRowSchema } from './runs/run-row.js';
+export { type RunRow, RunRowSchema, RunAskSchema, DecisionOptionSchema, askOf, type RunAsk } from './runs/run-row.js';
 export { RunThreadParams, ActorDidParams } from './runs/schemas.js';
-export { type RunEntry, type RunIndexState } from './evals/run-index-fold.js';
+export { type RunEntry, type RunIndexState, type OpenAsk } from './evals/run-index-fold.js';
 export { MemberRunsIndexToken } from './evals/run-index-token.js';
 // ---- end runs ----
 
@@ -133,7 +133,8 @@ export const membersPlugin = definePlugin({
       blueprints: scope.fold(blueprintRegistryFold),
       instanceDid,
     });
-    bindValue(scope.container, BlueprintServiceToken, blueprints);
+    // Exposed (not only bound here): the work plugin's decisions install an approved proposal through it (issue 34).
+    scope.expose(BlueprintServiceToken, blueprints);
     for (const route of BLUEPRINT_ROUTES) scope.route(route);
     scope.capability('members.blueprints', true);
     // ---- end Blueprints ----
@@ -158,3 +159,8 @@ export { blueprintSignersTopic, blueprintsAllowUnsignedTopic } from './blueprint
 export { signBlueprint, checkSignature, sourceHash } from './blueprints/blueprint-signature.js';
 export const BLUEPRINT_ROUTES = [materializeBlueprint] as const;
 // ---- end Blueprints ----
+
+// ---- decisions (issue 34): what the work plugin's decisions need from members ----
+export { BlueprintSchema, type MaterializeRequest } from './blueprints/blueprint-format.js';
+export { type BlueprintAnswer } from './blueprints/blueprint-service.js';
+// ---- end decisions ----

@@ -29,13 +29,20 @@ export interface TierCaps {
   readonly max_children: number | null;
   /** Runs one tree may hold, the root included. */
   readonly max_tree_loops: number | null;
+  /**
+   * Whether a call of a destructive tool (ToolDescriptor.destructive) waits
+   * on a person's approval (a decision) before it runs. Off in every shipped
+   * tier (docs: decisions34); an operator turns it on per tier with the
+   * `tier` topic.
+   */
+  readonly approve_destructive: boolean;
 }
 
 export const TIER_CAPS: Readonly<Record<Tier, TierCaps>> = {
-  trial: { max_turns: 20, wall_clock_secs: 600, token_budget: 400_000, default_budget_usd: 1, daily_cost_cap_usd: 5, daily_loop_cap: 50, concurrency: 4, max_depth: 1, max_children: 3, max_tree_loops: 10 },
-  paid: { max_turns: 50, wall_clock_secs: 1_800, token_budget: 2_000_000, default_budget_usd: 5, daily_cost_cap_usd: 50, daily_loop_cap: 500, concurrency: 16, max_depth: 2, max_children: 5, max_tree_loops: 25 },
-  team: { max_turns: 100, wall_clock_secs: 3_600, token_budget: 8_000_000, default_budget_usd: 20, daily_cost_cap_usd: 200, daily_loop_cap: 2_000, concurrency: 64, max_depth: 3, max_children: 10, max_tree_loops: 100 },
-  operator: { max_turns: null, wall_clock_secs: null, token_budget: null, default_budget_usd: null, daily_cost_cap_usd: null, daily_loop_cap: null, concurrency: null, max_depth: null, max_children: null, max_tree_loops: null },
+  trial: { max_turns: 20, wall_clock_secs: 600, token_budget: 400_000, default_budget_usd: 1, daily_cost_cap_usd: 5, daily_loop_cap: 50, concurrency: 4, max_depth: 1, max_children: 3, max_tree_loops: 10, approve_destructive: false },
+  paid: { max_turns: 50, wall_clock_secs: 1_800, token_budget: 2_000_000, default_budget_usd: 5, daily_cost_cap_usd: 50, daily_loop_cap: 500, concurrency: 16, max_depth: 2, max_children: 5, max_tree_loops: 25, approve_destructive: false },
+  team: { max_turns: 100, wall_clock_secs: 3_600, token_budget: 8_000_000, default_budget_usd: 20, daily_cost_cap_usd: 200, daily_loop_cap: 2_000, concurrency: 64, max_depth: 3, max_children: 10, max_tree_loops: 100, approve_destructive: false },
+  operator: { max_turns: null, wall_clock_secs: null, token_budget: null, default_budget_usd: null, daily_cost_cap_usd: null, daily_loop_cap: null, concurrency: null, max_depth: null, max_children: null, max_tree_loops: null, approve_destructive: false },
 };
 
 const Cap = (maximum: number) => Type.Optional(Type.Union([Type.Number({ minimum: 0, maximum }), Type.Null()]));
@@ -48,7 +55,7 @@ const Cap = (maximum: number) => Type.Optional(Type.Union([Type.Number({ minimum
  */
 export const tierTopic = defineConfigTopic({
   topic: 'tier',
-  description: 'The caps of a tier (trial, paid or team), field by field: max_turns, wall_clock_secs, token_budget, daily_loop_cap, concurrency, max_depth, max_children, max_tree_loops, daily_cost_cap_usd, default_budget_usd; absent keeps the default, null lifts the cap. Records of kind core.engine.tier.v1.',
+  description: 'The caps of a tier (trial, paid or team), field by field: max_turns, wall_clock_secs, token_budget, daily_loop_cap, concurrency, max_depth, max_children, max_tree_loops, daily_cost_cap_usd, default_budget_usd (absent keeps the default, null lifts the cap), and approve_destructive (true: a destructive tool call waits on a person’s approval). Records of kind core.engine.tier.v1.',
   schema: Type.Object(
     {
       tier: Type.Union([Type.Literal('trial'), Type.Literal('paid'), Type.Literal('team')]),
@@ -62,6 +69,7 @@ export const tierTopic = defineConfigTopic({
       max_tree_loops: Cap(1e6),
       daily_cost_cap_usd: Cap(1e9),
       default_budget_usd: Cap(1e9),
+      approve_destructive: Type.Optional(Type.Boolean()),
     },
     { additionalProperties: false },
   ),
@@ -74,10 +82,12 @@ export function tierCaps(config: Config, tier: Tier): TierCaps {
   if (tier === 'operator') return shipped;
   const edits = config.keyed(tierTopic)[tier];
   if (!edits) return shipped;
-  const caps: Record<string, number | null> = { ...shipped };
+  const caps: Record<string, number | boolean | null> = { ...shipped };
   for (const key of Object.keys(shipped)) {
     const value = (edits as unknown as Record<string, unknown>)[key];
-    if (value === null || typeof value === 'number') caps[key] = value;
+    if (typeof shipped[key as keyof TierCaps] === 'boolean') {
+      if (typeof value === 'boolean') caps[key] = value;
+    } else if (value === null || typeof value === 'number') caps[key] = value;
   }
   return caps as unknown as TierCaps;
 }

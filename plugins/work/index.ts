@@ -49,6 +49,11 @@ import { ChatProxyToken, PROXY_ROUTES } from './proxy/proxy-routes.js';
 import { ProxyUsage } from './proxy/proxy-usage.js';
 export { PROXY_ROUTES } from './proxy/proxy-routes.js';
 // ---- end chat proxy ----
+// ---- decisions (issue 34: plugins/work/decisions/) ----
+import { decisionHooks, registerDecisions } from './decisions/register-decisions.js';
+export { DECISION_ROUTES, DECISIONS_PATH } from './decisions/register-decisions.js';
+export { DecisionServiceToken } from './decisions/decision-token.js';
+// ---- end decisions ----
 
 export { RunControlToken, RunEngineToken, RunStarterToken } from './work-tokens.js';
 export { workProvidersTopic } from './provider-topic.js';
@@ -143,7 +148,9 @@ export const workPlugin = definePlugin({
       return { ...runs, cost_usd: runs.cost_usd + proxyUsage.costToday(actor) };
     };
     const spend = new DailySpend((actor) => usageToday(actor).cost_usd);
+    const decisions = decisionHooks(scope, { config, members }); // ---- decisions (issue 34) ----
     const engine = new RunEngine({
+      decisions,
       reader,
       writer,
       providers,
@@ -162,6 +169,10 @@ export const workPlugin = definePlugin({
       isOpen: (thread) => {
         const entry = index.state().runs.get(thread);
         return entry !== undefined && entry.outcome === null && entry.opening['grant'] !== undefined;
+      },
+      openRun: (thread) => {
+        const entry = index.state().runs.get(thread);
+        return entry !== undefined && entry.outcome === null && entry.opening['grant'] !== undefined ? { thread, startedAt: entry.startedAt, opening: entry.opening } : undefined;
       },
     });
     scope.expose(RunEngineToken, engine);
@@ -205,5 +216,8 @@ export const workPlugin = definePlugin({
     for (const route of PROXY_ROUTES) scope.route(route);
     scope.capability('work.proxy', true);
     // ---- end chat proxy ----
+    // ---- decisions (issue 34) ----
+    registerDecisions(scope, { reader, writer, sections: resolve(scope.container, LogCriticalSectionToken), members, index, tools, clock });
+    // ---- end decisions ----
   },
 });

@@ -1,6 +1,7 @@
 /** Request and answer shapes of the work doors (spec §4.8, §4.15). */
 import { Type } from 'typebox';
 import { RunRowSchema, WorkLoopSchema } from '../members/index.js';
+import { decideFields, DecisionOutcomeSchema } from './decisions/schemas.js';
 
 const Goal = Type.String({ minLength: 1, maxLength: 20_000, description: 'What the run is to achieve, in words the model reads.' });
 const ThreadIdText = Type.String({ minLength: 1, maxLength: 100 });
@@ -101,14 +102,17 @@ export const WorkLoopCancelSchema = Type.Object({
 export const RunEventBody = Type.Union([
   Type.Object({ type: Type.Literal('message'), text: Type.String({ minLength: 1, maxLength: 20_000 }) }, { additionalProperties: false }),
   Type.Object({ type: Type.Literal('stop'), reason: Type.Optional(Type.String({ maxLength: 2_000 })) }, { additionalProperties: false }),
+  // Answers the run's open decision, as POST /v1/decisions/{id}/decide does.
+  Type.Object({ type: Type.Literal('decision'), ...decideFields }, { additionalProperties: false }),
 ]);
 
 export const RunEventSchema = Type.Object({
   object: Type.Literal('run_event'),
-  type: Type.Union([Type.Literal('message'), Type.Literal('stop')]),
+  type: Type.Union([Type.Literal('message'), Type.Literal('stop'), Type.Literal('decision')]),
   thread: Type.String(),
   record: Type.Union([Type.String(), Type.Null()]),
   state: Type.String(),
+  decision: Type.Optional(DecisionOutcomeSchema),
 });
 
 export const StreamQuery = Type.Object({ after: Type.Optional(Type.String({ pattern: '^[0-9]{1,16}$' })) }, { additionalProperties: false });

@@ -25,7 +25,7 @@ import { bearer, bootstrapAdmin, createAccount, type Credential } from '../helpe
 import { expectEnvelope, newThread, recordInput, request, startServer, type HttpAnswer, type StartedServer } from '../helpers/http-server.js';
 
 const MEMBER = 'did:sync:agent:x';
-const LOOM_TOOLS = ['dispatch', 'fan_out', 'find', 'fold_thread', 'join', 'list_files', 'query_records', 'read_file', 'read_thread', 'trust_query', 'write_file', 'write_record'];
+const LOOM_TOOLS = ['dispatch', 'fan_out', 'find', 'fold_thread', 'join', 'list_files', 'propose_blueprint', 'query_records', 'read_file', 'read_thread', 'trust_query', 'write_file', 'write_record'];
 
 describe('Loom tools for member work loops (real server)', function () {
   this.timeout(60_000);
@@ -238,7 +238,7 @@ describe('Loom tools with only the work plugin\'s required dependencies', functi
     try {
       await loom.initialize();
       const names = resolve(loom.container, ToolRegistryToken).list().map((tool) => tool.name);
-      expect(names).to.deep.equal(['fan_out', 'fold_thread', 'join', 'query_records', 'read_thread', 'write_record']);
+      expect(names).to.deep.equal(['fan_out', 'fold_thread', 'join', 'propose_blueprint', 'query_records', 'read_thread', 'write_record']);
     } finally {
       await loom.stop();
       await rm(dir, { recursive: true, force: true });

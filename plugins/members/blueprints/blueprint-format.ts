@@ -118,7 +118,9 @@ export interface BlueprintRecordBody {
   /** Effective: inherited and its own, as declared. */
   actors: BlueprintActor[];
   /** Each actor's member and the definition in force once materialized. */
-  members: Array<{ label: string; actor_did: string; definition: string }>;
+  members: Array<{ label: string; actor_did: string; definition: string   /** The member whose approved proposal installed it, when one did. */
+  proposed_by?: string;
+}>;
 }
 
 /** Why a blueprint may be materialized at all: a trusted signature, or an operator where unsigned ones are allowed. */

@@ -84,6 +84,8 @@ export interface PlanContext {
   readonly promptText: (id: string) => Promise<string | null>;
   /** The owner's last materialization of this blueprint name. */
   readonly previous: { readonly id: string; readonly body: JsonObject } | null;
+  /** The member whose proposal (a decision) this plan installs: named on every version and the blueprint record, so it never judges runs under them (VERDICT_SELF_JUDGMENT). */
+  readonly proposedBy?: string;
 }
 
 /** The define fields an actor declares (its `prompt` resolved separately). */
@@ -120,7 +122,7 @@ export async function buildPlan(blueprint: EffectiveBlueprint, context: PlanCont
       planned.push({ label: actor.label.trim(), actor_did: did, change: 'unchanged', definition: previous.currentId });
       continue;
     }
-    const body = versionBody(context.owner, previous, { label: actor.label.trim(), owner: context.owner, did }, fields, 'defined', null);
+    const body = { ...versionBody(context.owner, previous, { label: actor.label.trim(), owner: context.owner, did }, fields, 'defined', null), ...(context.proposedBy ? { proposed_by: context.proposedBy } : {}) };
     const id = append('definition', did, body as unknown as JsonObject, previous ? [previous.currentId] : []);
     planned.push({ label: actor.label.trim(), actor_did: did, change: previous ? 'updated' : 'created', definition: id });
   }
@@ -138,6 +140,7 @@ export async function buildPlan(blueprint: EffectiveBlueprint, context: PlanCont
     prompts: { ...blueprint.prompts },
     actors: [...blueprint.actors],
     members: planned.map(({ label, actor_did, definition }) => ({ label, actor_did, definition })),
+    ...(context.proposedBy ? { proposed_by: context.proposedBy } : {}),
   };
   const body = recordBody as unknown as JsonObject;
   let blueprintRecord: string | null = null;

@@ -7,7 +7,7 @@
  * run in the registry's critical section against a plan made inside it, so
  * what is written is exactly the plan that was accepted.
  */
-import { actingDid, SYSTEM, type Caller } from '../../../core/access/caller.js';
+import { actingDid, credentialCaller, SYSTEM, type Caller } from '../../../core/access/caller.js';
 import { token } from '../../../core/di/token.js';
 import { LoomError } from '../../../core/errors/loom-error.js';
 import type { ThreadStateValue } from '../../../core/folds/thread-state.js';
@@ -48,12 +48,28 @@ export interface BlueprintAnswer extends Plan {
 export class BlueprintService {
   constructor(private readonly deps: BlueprintServiceDeps) {}
 
-  /** 200 with the plan (dry run, or an apply that had nothing to write), 201 once applied; otherwise a refusal. */
-  async materialize(caller: Caller, request: MaterializeRequest): Promise<{ status: 200 | 201; answer: BlueprintAnswer }> {
+  /**
+   * The plan a member's blueprint proposal stands for (spec §4.9): the plan
+   * its owner would apply now, admitted as a bounded caller would be (so only
+   * a blueprint signed by a trusted key is proposed; the unsigned path stays
+   * an operator's own act). Nothing is checked against a grant and nothing
+   * written: the approver's materialize does that, as the approver, and its
+   * plan must hash the same (else 409 PLAN_HASH_MISMATCH).
+   */
+  async proposalPlan(owner: string, proposer: string, request: Pick<MaterializeRequest, 'blueprint' | 'extends'>): Promise<BlueprintAnswer> {
+    const caller = credentialCaller({ principal: owner, actors: [owner], actor: owner, scopes: ['records:read'] });
+    const { admitted_as, signer } = admission(caller, request.blueprint, this.deps.config);
+    const blueprint = await this.effective(caller, request as MaterializeRequest, { admitted_as, signer });
+    const plan = await this.plan(caller, blueprint, proposer);
+    return { object: 'blueprint_plan', name: blueprint.name, ...plan, applied: false, admitted_as, signer, extends: blueprint.extends };
+  }
+
+  /** 200 with the plan (dry run, or an apply that had nothing to write), 201 once applied; otherwise a refusal. `proposedBy`: the member whose approved proposal this installs. */
+  async materialize(caller: Caller, request: MaterializeRequest, proposedBy?: string): Promise<{ status: 200 | 201; answer: BlueprintAnswer }> {
     const { admitted_as, signer } = admission(caller, request.blueprint, this.deps.config);
     const blueprint = await this.effective(caller, request, { admitted_as, signer });
     await this.checkBounds(caller, blueprint);
-    const planned = await this.plan(caller, blueprint);
+    const planned = await this.plan(caller, blueprint, proposedBy);
     const answer = (plan: Plan, applied: boolean): BlueprintAnswer => ({ object: 'blueprint_plan', name: blueprint.name, ...plan, applied, admitted_as, signer, extends: blueprint.extends });
     const mismatch = (plan: Plan) =>
       new LoomError('PLAN_HASH_MISMATCH', `accept_plan ${request.accept_plan} is not this blueprint's plan now (${plan.plan_hash}): review the plan again; nothing written`, { plan_hash: plan.plan_hash, plan: answer(plan, false) });
@@ -64,7 +80,7 @@ export class BlueprintService {
     }
     const applied = await this.deps.members.inRegistrySection(async (write) => {
       // Planned again inside the section: the registry as the writes find it must be the plan accepted.
-      const fresh = await this.plan(caller, blueprint);
+      const fresh = await this.plan(caller, blueprint, proposedBy);
       if (fresh.plan_hash !== request.accept_plan) throw mismatch(fresh);
       return apply(fresh, write);
     });
@@ -159,7 +175,7 @@ export class BlueprintService {
     }
   }
 
-  private async plan(caller: Caller, blueprint: EffectiveBlueprint): Promise<Plan> {
+  private async plan(caller: Caller, blueprint: EffectiveBlueprint, proposedBy?: string): Promise<Plan> {
     const owner = actingDid(caller);
     const clocks = (await this.deps.reader.threadFold<ThreadStateValue>(SYSTEM, 'thread_state', TH_ACTOR_REGISTRY)).value.actor_clocks;
     const previousId = this.deps.blueprints.state().latest.get(blueprintKey(owner, blueprint.name));
@@ -174,6 +190,7 @@ export class BlueprintService {
         return stored?.record.body['kind'] === KIND_PROMPT && typeof stored.record.body['text'] === 'string' ? stored.record.body['text'] : null;
       },
       previous: previous ? { id: previous.record.id, body: previous.record.body } : null,
+      ...(proposedBy === undefined ? {} : { proposedBy }),
     });
   }
 }

@@ -183,11 +183,12 @@ export class EvalService {
  * A judge may not grade runs under a definition it proposed (prior art:
  * VERDICT_SELF_JUDGMENT), nor the member grade itself: the caller's acting
  * DID, its principal and its claimed actor are each compared with the
- * member's owner, the version's writer and the member.
+ * member's owner, the version's writer, the member, and the member whose
+ * approved blueprint proposal wrote the version (`proposed_by`).
  */
 function refuseSelfJudgment(caller: Caller, definition: DefinitionBody): void {
   const judges = new Set([actingDid(caller), caller.principal, caller.actor].filter((did): did is string => did !== null));
-  const parties = [definition.owner, definition.by, definition.actor_did];
+  const parties = [definition.owner, definition.by, definition.actor_did, ...(typeof definition.proposed_by === 'string' ? [definition.proposed_by] : [])];
   const self = parties.find((did) => judges.has(did));
   if (self !== undefined) {
     throw new LoomError('VERDICT_SELF_JUDGMENT', `${self === definition.actor_did ? 'a member cannot grade its own runs' : `${self} proposed this definition and cannot judge runs under it`}; nothing written`);

@@ -17,7 +17,7 @@
 import type { Fold } from '../../../core/folds/fold.js';
 import type { JsonObject } from '../../../core/records/json.js';
 import { isRecordId } from '../../../core/records/record-id.js';
-import { KIND_LOOP_OUTCOME, KIND_RUN, KIND_TOOL_RESULT, KIND_TURN } from './run-records.js';
+import { KIND_DECISION_ANSWER, KIND_DECISION_REQUEST, KIND_LOOP_OUTCOME, KIND_RUN, KIND_TOOL_RESULT, KIND_TURN } from './run-records.js';
 
 export const MEMBER_RUNS_FOLD = 'member_runs';
 
@@ -48,6 +48,19 @@ export interface RunEntry {
   toolFailed: number;
   /** The outcome body once ended. */
   end: JsonObject | null;
+  /**
+   * The open decision (the member's `core.work.decision_request.v1` not yet
+   * fulfilled or cancelled): its record id, sequence, receipt time and body.
+   * A run holds at most one at a time (the loop waits on it); null when none.
+   */
+  ask: OpenAsk | null;
+}
+
+export interface OpenAsk {
+  readonly id: string;
+  readonly sequence: number;
+  readonly at: number | null;
+  readonly body: JsonObject;
 }
 
 export interface RunIndexState {
@@ -58,6 +71,8 @@ export interface RunIndexState {
   byActor: Map<string, RunEntry[]>;
   /** Every run, oldest first (the run list reads it from the end). */
   order: RunEntry[];
+  /** Runs with an open decision, by thread (GET /v1/decisions reads it instead of every run). */
+  asking: Map<string, RunEntry>;
 }
 
 export const runKey = (actor: string, definition: string): string => `${actor}\n${definition}`;
@@ -75,9 +90,10 @@ function index(state: RunIndexState, entry: RunEntry): void {
   if (entry.definition !== null) push(state.byDefinition, runKey(entry.actor, entry.definition), entry);
   push(state.byActor, entry.actor, entry);
   state.order.push(entry);
+  if (entry.ask) state.asking.set(entry.thread, entry);
 }
 
-const empty = (): RunIndexState => ({ runs: new Map(), byDefinition: new Map(), byActor: new Map(), order: [] });
+const empty = (): RunIndexState => ({ runs: new Map(), byDefinition: new Map(), byActor: new Map(), order: [], asking: new Map() });
 
 export const memberRunsFold: Fold<RunIndexState, { runs: number; ended: number }> = {
   name: MEMBER_RUNS_FOLD,
@@ -107,7 +123,25 @@ export const memberRunsFold: Fold<RunIndexState, { runs: number; ended: number }
         toolOk: 0,
         toolFailed: 0,
         end: null,
+        ask: null,
       });
+      return state;
+    }
+    if (kind === KIND_DECISION_ANSWER) {
+      // Whoever answers (the decide door writes it in the decider's name): it closes the ask it names.
+      const entry = state.runs.get(record.thread);
+      const closes = record.body['fulfills'] ?? record.body['cancels'];
+      if (entry?.ask && closes === entry.ask.id) {
+        entry.ask = null;
+        state.asking.delete(entry.thread);
+      }
+      return state;
+    }
+    if (kind === KIND_DECISION_REQUEST) {
+      const entry = state.runs.get(record.thread);
+      if (!entry || entry.outcome !== null || record.actor !== entry.actor || record.body['awaits'] !== 'actor_decision') return state;
+      entry.ask = { id: record.id, sequence, at: createdAt ?? null, body: record.body };
+      state.asking.set(entry.thread, entry);
       return state;
     }
     if (kind !== KIND_LOOP_OUTCOME && kind !== KIND_TURN && kind !== KIND_TOOL_RESULT) return state;
@@ -126,6 +160,9 @@ export const memberRunsFold: Fold<RunIndexState, { runs: number; ended: number }
       entry.outcome = typeof record.body['outcome'] === 'string' ? record.body['outcome'] : 'unknown';
       entry.end = record.body;
       entry.endedAt = createdAt ?? null;
+      // An ended run asks nothing (its outcome's writer cancels the ask too; this holds whoever wrote it).
+      entry.ask = null;
+      state.asking.delete(entry.thread);
     }
     return state;
   },
@@ -135,11 +172,11 @@ export const memberRunsFold: Fold<RunIndexState, { runs: number; ended: number }
     return { runs: state.runs.size, ended };
   },
   checkpoint: {
-    version: 3,
+    version: 4,
     save: (state) => state.order,
     load: (saved) => {
       const state = empty();
-      for (const entry of saved as RunEntry[]) index(state, { ...entry });
+      for (const entry of saved as RunEntry[]) index(state, { ...entry, ask: entry.ask ?? null });
       return state;
     },
   },

@@ -33,8 +33,18 @@ export const KIND_LOOP_OUTCOME = 'core.work.loop_outcome.v1';
 /** A DO by whoever cancels (spec §6); the loop then ends with outcome `cancelled`. Not the member's own record. */
 export const KIND_LOOP_CANCEL = 'core.work.loop_cancel.v1';
 
+/**
+ * A decision a run raises (spec §2.7, §6): a KNOW by the member on its run
+ * thread, `awaits: actor_decision`, pending until a
+ * `core.work.decision_answer.v1` DO whose body `fulfills` (answered) or
+ * `cancels` (withdrawn, the run cancelled) it. While one is pending the run
+ * is `waiting_on_you`.
+ */
+export const KIND_DECISION_REQUEST = 'core.work.decision_request.v1';
+export const KIND_DECISION_ANSWER = 'core.work.decision_answer.v1';
+
 /** The run's own bookkeeping kinds: not deliverables. */
-export const RUN_KINDS: ReadonlySet<string> = new Set([KIND_RUN, KIND_TURN, KIND_TOOL_CALL, KIND_TOOL_RESULT, KIND_LOOP_OUTCOME, KIND_LOOP_CANCEL]);
+export const RUN_KINDS: ReadonlySet<string> = new Set([KIND_RUN, KIND_TURN, KIND_TOOL_CALL, KIND_TOOL_RESULT, KIND_LOOP_OUTCOME, KIND_LOOP_CANCEL, KIND_DECISION_REQUEST, KIND_DECISION_ANSWER]);
 
 /**
  * `core.work.run.v1`, the opening record (names as in the spec's run row,

@@ -12,6 +12,13 @@
  * (a `core.work.loop_cancel.v1` on the thread, or the engine's abort) stops
  * the provider stream through its abort signal; a server stopping aborts
  * without an outcome, so the next start resumes the run.
+ *
+ * A call that needs a person (decisions/decision-request.ts) raises a
+ * decision and the driver returns: the run is `waiting_on_you`, holds no
+ * provider connection and nothing in memory, and has no timeout. The engine
+ * drives it again when the answer lands (or at the next start, when a
+ * restart came between); a run whose pending call's ask is unanswered goes
+ * straight back to waiting without calling the provider.
  */
 import { SYSTEM } from '../../../core/access/caller.js';
 import { LoomError } from '../../../core/errors/loom-error.js';
@@ -20,12 +27,13 @@ import type { RecordWriter, SequencedWrite } from '../../../core/engine/record-w
 import type { JsonObject, JsonValue } from '../../../core/records/json.js';
 import type { Logger } from '../../../core/plugin/logger.js';
 import type { StoredRecord } from '../../../storage/contract/stored-record.js';
-import { KIND_LOOP_OUTCOME, KIND_TOOL_CALL, KIND_TOOL_RESULT, KIND_TURN, runStateOf, type Outcome, type PricedModel, type ToolRegistry } from '../../members/index.js';
+import { KIND_DECISION_ANSWER, KIND_LOOP_OUTCOME, KIND_TOOL_CALL, KIND_TOOL_RESULT, KIND_TURN, runStateOf, type Outcome, type PricedModel, type ToolRegistry } from '../../members/index.js';
 import { ProviderError, type ModelProviders, type ModelRequest, type ModelTurn, type ToolSpec } from '../providers/index.js';
 import { ceilingsOf, type RunCeilings } from './ceilings.js';
 import { conversation } from './conversation.js';
 import { callerOf, grantOf } from './run-grant.js';
-import { pendingCalls, RunStateBuilder, type DeclaredCall, type RunState } from './run-state.js';
+import { openAsk, pendingCalls, RunStateBuilder, type CallState, type DeclaredCall, type RunState } from './run-state.js';
+import { ASK_TOOL, ASK_TOOL_SPEC, askFields, gateFields, PROPOSE_BLUEPRINT_TOOL, requestBody, type RequestFields } from '../decisions/decision-request.js';
 import type { DailySpend } from './daily-spend.js';
 import { guardrail, runTool } from './tool-runner.js';
 import { GUARDRAIL_THRESHOLD, KIND_COERCION, KIND_DISPATCH_ANSWER, KIND_GUARDRAIL, KIND_PROVIDER_ERROR, type BudgetKind, type CoercionReason } from './work-kinds.js';
@@ -56,6 +64,24 @@ export interface DriverDeps {
   /** The system prompt's words (the prompt record's text), or null. */
   readonly promptText: (promptRecordId: string | null) => Promise<string | null>;
   readonly maxOutputTokens?: number;
+  /** Decisions (issue 34): absent, no call waits on a person and `ask` is not offered. */
+  readonly decisions?: DriverDecisions;
+}
+
+/** What the driver asks of the decisions part when a call may need a person. */
+export interface DriverDecisions {
+  /** Whether a destructive call of this run waits on approval (its tier's `approve_destructive`, read live). */
+  approveDestructive(opening: Readonly<Record<string, unknown>>, actor: string): boolean;
+  /** The request fields of a member's blueprint proposal (the plan as its owner would install it), or why it cannot be proposed. */
+  proposal(actor: string, input: JsonObject): Promise<RequestFields | { invalid: string; code: string }>;
+}
+
+/** What a call that may need a person comes to: wait, answered in the person's words (a result written), or run it. */
+type Gated = 'wait' | 'answered' | 'run';
+
+interface Gate {
+  readonly about: 'tool_call' | 'ask' | 'blueprint_proposal';
+  readonly why: string;
 }
 
 interface Ending {
@@ -84,10 +110,14 @@ export class RunDriver {
   /** Set by the engine: why `signal` fired. */
   stopReason: StopReason | null = null;
 
+  private armed = false;
+
   constructor(
     readonly thread: string,
     private readonly deps: DriverDeps,
     private readonly signal: AbortSignal,
+    /** Arms the wall clock with what is left of it (the engine's timer), once the run's state is read. */
+    private readonly armWallClock: (leftMs: number) => void = () => undefined,
   ) {}
 
   /** Drives the run to its outcome, or until the signal fires for a shutdown. Never throws for the run's own failures. */
@@ -99,7 +129,11 @@ export class RunDriver {
       if (!state || state.outcome) return;
       if (this.stopReason === 'shutdown') return;
       if (state.cancel || this.stopReason === 'cancel') return void (await this.end(state, { outcome: 'cancelled', summary: state.cancel?.reason ?? null }));
+      // A run still waiting on a person has no wall clock running (it goes straight back to waiting).
+      if (openAsk(state) === null) this.arm(state);
       const ending = await this.step(state);
+      // Waiting on a person: let go of everything; the answer (or the next start) drives the run again.
+      if (ending === 'wait') return;
       if (ending) return void (await this.end(await this.refresh() ?? state, ending));
     }
   }
@@ -123,8 +157,16 @@ export class RunDriver {
     this.builder.add(stored);
   }
 
-  /** One step: the pending calls, else the completion rule, else the ceilings and one model turn. Answers an ending, or null to go on. */
-  private async step(state: RunState): Promise<Ending | null> {
+  /** The wall clock left, once per drive: the time waited on people does not count (a decision has no timeout). */
+  private arm(state: RunState): void {
+    if (this.armed) return;
+    this.armed = true;
+    const secs = ceilingsOf(state.opening).wall_clock_secs;
+    if (secs !== null) this.armWallClock(secs * 1000 - (this.deps.clock() - state.startedAt - state.waitedMs));
+  }
+
+  /** One step: the pending calls, else the completion rule, else the ceilings and one model turn. Answers an ending, null to go on, or `wait`. */
+  private async step(state: RunState): Promise<Ending | null | 'wait'> {
     const pending = pendingCalls(state);
     if (pending.length > 0) return this.runCalls(state);
     const last = state.turns.at(-1);
@@ -143,14 +185,15 @@ export class RunDriver {
   }
 
   private overWallClock(state: RunState, ceilings: RunCeilings): boolean {
-    return ceilings.wall_clock_secs !== null && this.deps.clock() - state.startedAt >= ceilings.wall_clock_secs * 1000;
+    return ceilings.wall_clock_secs !== null && this.deps.clock() - state.startedAt - state.waitedMs >= ceilings.wall_clock_secs * 1000;
   }
 
-  private async runCalls(state: RunState): Promise<Ending | null> {
+  private async runCalls(state: RunState): Promise<Ending | null | 'wait'> {
     const grant = grantOf(state.opening);
     const granted = Array.isArray(state.opening['tools']) ? (state.opening['tools'] as unknown[]).filter((name): name is string => typeof name === 'string') : [];
     for (const call of pendingCalls(state)) {
-      if (this.signal.aborted) return null;
+      // Aborted: the ending its reason calls for (a cancel or the wall clock end the run; a shutdown leaves it to resume).
+      if (this.signal.aborted) return this.aborted();
       const verdict = guardrail(state, call);
       if (verdict.verdict !== 'run') {
         await this.write('KNOW', { kind: KIND_GUARDRAIL, verdict: verdict.verdict, tool: call.tool, args_hash: verdict.argsHash, key: verdict.key, count: verdict.count, threshold: GUARDRAIL_THRESHOLD }, [call.id]);
@@ -158,6 +201,13 @@ export class RunDriver {
         await this.result(call.id, call.callId, { ok: false, output: null, error: { code: 'GUARDRAIL_BLOCKED', message: `this exact call failed ${verdict.count} times; it was not run. Change the input or take another approach.` }, durationMs: 0 });
         state = this.state!;
         continue;
+      }
+      const gate = this.gateOf(state, call, granted);
+      if (gate !== null) {
+        const gated = await this.gated(state, call, gate);
+        if (gated === 'wait') return 'wait';
+        state = this.state!;
+        if (gated === 'answered') continue;
       }
       if (!grant) {
         await this.result(call.id, call.callId, { ok: false, output: null, error: { code: 'TOOL_NOT_GRANTED', message: 'this run carries no grant to run tools with' }, durationMs: 0 });
@@ -170,6 +220,55 @@ export class RunDriver {
       state = this.state!;
     }
     return null;
+  }
+
+  /** Whether the call waits on a person, and why: `ask`, a granted `propose_blueprint`, a tool the definition gates, a destructive one where the tier does. */
+  private gateOf(state: RunState, call: CallState, granted: readonly string[]): Gate | null {
+    const decisions = this.deps.decisions;
+    if (!decisions || call.inputError !== null) return null;
+    if (call.tool === ASK_TOOL) return { about: 'ask', why: 'the member asked' };
+    if (!granted.includes(call.tool)) return null;
+    if (call.tool === PROPOSE_BLUEPRINT_TOOL) return { about: 'blueprint_proposal', why: 'the member proposes a blueprint' };
+    const gated = Array.isArray(state.opening['approval_required']) && (state.opening['approval_required'] as unknown[]).includes(call.tool);
+    if (gated) return { about: 'tool_call', why: `the member's definition requires a person's approval for every ${call.tool} call` };
+    if (this.deps.tools.get(call.tool)?.destructive === true && decisions.approveDestructive(state.opening, state.actor)) return { about: 'tool_call', why: `${call.tool} is destructive and the run's tier requires a person's approval for destructive calls` };
+    return null;
+  }
+
+  /**
+   * A call that needs a person: raise its decision (then wait), wait while it
+   * is open, or act on the answer. `ask` gets the answer's words as its
+   * result; a rejected call (or proposal) gets an error result carrying the
+   * reason verbatim, and only that call is affected; an approved call runs.
+   */
+  private async gated(state: RunState, call: CallState, gate: Gate): Promise<Gated> {
+    const ask = state.asks.get(call.id);
+    if (!ask) {
+      const fields = gate.about === 'ask' ? askFields(call.input) : gate.about === 'blueprint_proposal' ? await this.deps.decisions!.proposal(state.actor, call.input) : gateFields(call.tool, gate.why);
+      if ('invalid' in fields) {
+        const code = 'code' in fields && typeof fields.code === 'string' ? fields.code : 'INPUT_INVALID';
+        await this.result(call.id, call.callId, { ok: false, output: null, error: { code, message: fields.invalid }, durationMs: 0 });
+        return 'answered';
+      }
+      await this.write('KNOW', requestBody(fields, this.thread, { record: call.id, call_id: call.callId, tool: call.tool, input: call.input }, this.deps.clock()), [call.id]);
+      return 'wait';
+    }
+    if (ask.answer === null || ask.answer.cancelled) return 'wait';
+    const answer = ask.answer.body;
+    const words = typeof answer['words'] === 'string' ? answer['words'] : '';
+    if (gate.about === 'ask') {
+      await this.result(call.id, call.callId, { ok: true, output: words, error: null, durationMs: 0 });
+      return 'answered';
+    }
+    if (answer['approved'] === true) {
+      if (gate.about === 'tool_call') return 'run';
+      await this.result(call.id, call.callId, { ok: true, output: { installed: true, approved_by: ask.answer.by, ...((answer['installed'] ?? {}) as JsonObject) }, error: null, durationMs: 0 });
+      return 'answered';
+    }
+    const reason = typeof answer['reason'] === 'string' && answer['reason'].trim() !== '' ? answer['reason'] : null;
+    const what = gate.about === 'tool_call' ? 'this call; it was not run' : 'this blueprint proposal; nothing was installed';
+    await this.result(call.id, call.callId, { ok: false, output: null, error: { code: 'REJECTED', message: `${ask.answer.by} rejected ${what}. ${reason === null ? 'No reason was given.' : `Reason: ${reason}`}` }, durationMs: 0 });
+    return 'answered';
   }
 
   private async result(callRecord: string, callId: string, outcome: { ok: boolean; output: JsonValue; error: { code: string; message: string } | null; durationMs: number }): Promise<void> {
@@ -268,6 +367,8 @@ export class RunDriver {
       const tool = this.deps.tools.get(name);
       if (tool) tools.push({ name: tool.name, description: tool.description, inputSchema: tool.inputSchema as unknown as Record<string, unknown> });
     }
+    // `ask` is offered to every run (a kernel built-in, not a registry tool).
+    if (this.deps.decisions && !granted.includes(ASK_TOOL)) tools.push(ASK_TOOL_SPEC);
     const prompt = await this.deps.promptText(typeof state.opening['prompt'] === 'string' ? state.opening['prompt'] : null);
     const system = typeof state.opening['system'] === 'string' ? state.opening['system'] : null;
     return { model, system: [prompt, system].filter((part): part is string => !!part).join('\n\n') || null, messages: conversation(state), tools };
@@ -329,6 +430,9 @@ export class RunDriver {
       await this.result(call.id, call.callId, { ok: false, output: null, error: { code: 'RUN_ENDED', message: `the run ended (${ending.outcome}) before this call ran` }, durationMs: 0 });
     }
     if (pendingCalls(state).length > 0) state = this.state ?? state;
+    // An ask the run no longer waits on is withdrawn: a DO that cancels it (spec §2.7), before the outcome.
+    const open = openAsk(state);
+    if (open) await this.write('DO', { kind: KIND_DECISION_ANSWER, cancels: open.id, run: this.thread, reason: `the run ended (${ending.outcome})`, answered_at_ms: this.deps.clock() }, [open.id]);
     const body: JsonObject = {
       kind: KIND_LOOP_OUTCOME,
       outcome: ending.outcome,

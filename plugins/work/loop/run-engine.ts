@@ -6,11 +6,18 @@
  * thread. A cancel record on a run's thread (from any server) aborts its
  * provider stream at once; a stop aborts every run without an outcome, so
  * the next start resumes them.
+ *
+ * A run waiting on a person (a decision) is not driven at all: its driver
+ * returned. The answer's record (a `core.work.decision_answer.v1`) drives it
+ * again, and so does a cancel (its driver then writes the cancelled
+ * outcome and withdraws the ask). An answer or cancel that lands while the
+ * driver is still letting go marks the run to be driven again at once, so
+ * no answer is ever missed.
  */
 import type { Logger } from '../../../core/plugin/logger.js';
 import type { LogConsumer } from '../../../core/engine/log-consumer.js';
 import type { StoredRecord } from '../../../storage/contract/stored-record.js';
-import { KIND_LOOP_CANCEL, KIND_RUN } from '../../members/index.js';
+import { KIND_DECISION_ANSWER, KIND_LOOP_CANCEL, KIND_RUN } from '../../members/index.js';
 import { ceilingsOf } from './ceilings.js';
 import { RunDriver, type DriverDeps, type StopReason } from './run-driver.js';
 import { KIND_RUN_MESSAGE } from './work-kinds.js';
@@ -20,6 +27,10 @@ interface ActiveRun {
   readonly controller: AbortController;
   readonly done: Promise<void>;
   wallClock: NodeJS.Timeout | null;
+  readonly opening: Readonly<Record<string, unknown>>;
+  readonly startedAt: number | null;
+  /** Something the run reacts to landed while it was driven (an answer, a cancel): drive it again once this driver lets go. */
+  wake: boolean;
 }
 
 export interface RunEngineDeps extends DriverDeps {
@@ -27,6 +38,8 @@ export interface RunEngineDeps extends DriverDeps {
   readonly openRuns: () => { thread: string; startedAt: number | null; opening: Readonly<Record<string, unknown>> }[];
   /** Whether the run index shows this run without an outcome. */
   readonly isOpen: (thread: string) => boolean;
+  /** One run the index shows without an outcome (by thread), or undefined. */
+  readonly openRun?: (thread: string) => { thread: string; startedAt: number | null; opening: Readonly<Record<string, unknown>> } | undefined;
 }
 
 export class RunEngine {
@@ -50,14 +63,15 @@ export class RunEngine {
   launch(thread: string, opening: Readonly<Record<string, unknown>>, startedAt: number | null): void {
     if (this.stopping || this.active.has(thread)) return;
     const controller = new AbortController();
-    const driver = new RunDriver(thread, this.deps, controller.signal);
-    const run: ActiveRun = { driver, controller, wallClock: null, done: Promise.resolve() };
-    const wallSecs = ceilingsOf(opening).wall_clock_secs;
-    if (wallSecs !== null) {
-      const left = (startedAt ?? this.deps.clock()) + wallSecs * 1000 - this.deps.clock();
+    const run: ActiveRun = { driver: null as unknown as RunDriver, controller, wallClock: null, done: Promise.resolve(), opening, startedAt, wake: false };
+    // The driver arms the wall clock once it has read the run: time waited on people does not count.
+    const arm = (left: number) => {
+      if (run.wallClock) clearTimeout(run.wallClock);
       run.wallClock = setTimeout(() => this.abort(thread, 'wall_clock'), Math.max(0, left));
       run.wallClock.unref();
-    }
+    };
+    const driver = new RunDriver(thread, this.deps, controller.signal, ceilingsOf(opening).wall_clock_secs === null ? undefined : arm);
+    (run as { driver: RunDriver }).driver = driver;
     this.active.set(thread, run);
     (run as { done: Promise<void> }).done = driver
       .drive()
@@ -68,7 +82,19 @@ export class RunEngine {
         if (run.wallClock) clearTimeout(run.wallClock);
         this.active.delete(thread);
         for (const listener of this.listeners) listener(thread);
+        if (run.wake && !this.stopping && this.deps.isOpen(thread)) this.launch(thread, run.opening, run.startedAt);
       });
+  }
+
+  /** Drives a run again (an answer or a cancel landed): at once when not driven here, else once its driver lets go. */
+  wake(thread: string): void {
+    const run = this.active.get(thread);
+    if (run) {
+      run.wake = true;
+      return;
+    }
+    const entry = this.deps.openRun ? this.deps.openRun(thread) : this.deps.openRuns().find((open) => open.thread === thread);
+    if (entry) this.launch(entry.thread, entry.opening, entry.startedAt);
   }
 
   /** Aborts a run's provider stream or tool now; the driver then records the outcome the reason calls for. */
@@ -76,6 +102,8 @@ export class RunEngine {
     const run = this.active.get(thread);
     if (!run) return false;
     if (run.driver.stopReason === null || reason === 'shutdown') run.driver.stopReason = reason;
+    // A cancel meeting a driver that is letting go of a waiting run: drive it again to end it.
+    if (reason === 'cancel') run.wake = true;
     run.controller.abort(reason);
     return true;
   }
@@ -130,7 +158,10 @@ export class RunEngine {
           if (kind === KIND_RUN) {
             if (this.deps.isOpen(stored.record.thread)) this.launch(stored.record.thread, stored.record.body, stored.createdAt);
           } else if (kind === KIND_LOOP_CANCEL) {
-            this.abort(stored.record.thread, 'cancel');
+            // A run waiting on a person is driven to write its cancelled outcome.
+            if (!this.abort(stored.record.thread, 'cancel')) this.wake(stored.record.thread);
+          } else if (kind === KIND_DECISION_ANSWER) {
+            this.wake(stored.record.thread);
           } else if (kind === KIND_RUN_MESSAGE) {
             // Read by the next model call from the thread; nothing to do now.
           }

@@ -222,6 +222,10 @@ export class RunStarter {
       grant,
       startedBy: me,
       extra: {
+        // The tier it starts at: decisions read that tier's approve_destructive (live) for its destructive calls.
+        tier,
+        // Tools whose calls wait on a person (the definition's work_loop.approval_required), copied so the run's own records say it.
+        ...(loop.approval_required !== undefined && loop.approval_required.length > 0 ? { approval_required: [...loop.approval_required] } : {}),
         trial,
         ...(trial ? { trial_definition: loop as unknown as JsonObject } : {}),
         consumes: request.consumes ?? [],
@@ -275,7 +279,7 @@ export class RunStarter {
       declaresKinds: [],
       grant,
       startedBy: me,
-      extra: { workspace: request.workspace ?? null, ...(request.workspace ? { namespace: request.workspace } : {}) },
+      extra: { tier, workspace: request.workspace ?? null, ...(request.workspace ? { namespace: request.workspace } : {}) },
     });
     return { thread, actor: me, tier, model, tools, forbidden: this.forbiddenTools(tier), ceilings, opening, usage: this.deps.usageToday(me) };
   }

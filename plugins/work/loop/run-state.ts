@@ -12,7 +12,7 @@
  */
 import type { JsonObject } from '../../../core/records/json.js';
 import type { StoredRecord } from '../../../storage/contract/stored-record.js';
-import { KIND_LOOP_CANCEL, KIND_LOOP_OUTCOME, KIND_RUN, KIND_TOOL_CALL, KIND_TOOL_RESULT, KIND_TURN } from '../../members/index.js';
+import { KIND_DECISION_ANSWER, KIND_DECISION_REQUEST, KIND_LOOP_CANCEL, KIND_LOOP_OUTCOME, KIND_RUN, KIND_TOOL_CALL, KIND_TOOL_RESULT, KIND_TURN } from '../../members/index.js';
 import { KIND_GUARDRAIL, KIND_RUN_MESSAGE } from './work-kinds.js';
 
 export interface CallState {
@@ -45,6 +45,16 @@ export interface TurnState {
   readonly messagesAfter: string[];
 }
 
+/** A decision the run raised about one of its calls, and its answer once one landed. */
+export interface AskState {
+  /** The request record id (what the decide door names). */
+  readonly id: string;
+  /** The call record it is about. */
+  readonly call: string;
+  readonly body: JsonObject;
+  answer: { readonly id: string; readonly by: string; readonly body: JsonObject; readonly cancelled: boolean } | null;
+}
+
 export interface RunState {
   readonly thread: string;
   readonly openingId: string;
@@ -62,6 +72,10 @@ export interface RunState {
   outcome: { readonly id: string; readonly body: JsonObject } | null;
   /** Blocked identical calls by their guardrail key (the guardrail records). */
   readonly blocked: Map<string, number>;
+  /** The decisions it raised, by the call record each is about. */
+  readonly asks: Map<string, AskState>;
+  /** Time spent waiting on people (answered asks, by the injected clock): the wall clock leaves it out. */
+  waitedMs: number;
   /** The last record of the run's own account: what the next one cites as its parent. */
   lastOwnId: string;
   /** The highest sequence read. */
@@ -103,6 +117,8 @@ export class RunStateBuilder {
         cancel: null,
         outcome: null,
         blocked: new Map(),
+        asks: new Map(),
+        waitedMs: 0,
         lastOwnId: record.id,
         watermark: stored.sequence,
       };
@@ -123,8 +139,23 @@ export class RunStateBuilder {
       this.sinceTurn.push({ sequence: stored.sequence, words, bucket });
       return;
     }
+    if (kind === KIND_DECISION_ANSWER) {
+      // From whoever answered (the decide door writes it in the decider's name; the gate admits it from the work plugin only).
+      const target = text(record.body['fulfills']) || text(record.body['cancels']);
+      for (const ask of state.asks.values()) {
+        if (ask.id !== target || ask.answer !== null) continue;
+        ask.answer = { id: record.id, by: record.actor, body: record.body, cancelled: typeof record.body['cancels'] === 'string' };
+        const raised = num(ask.body['raised_at_ms']);
+        const answered = num(record.body['answered_at_ms']);
+        if (raised > 0 && answered > raised) state.waitedMs += answered - raised;
+      }
+      return;
+    }
     if (record.actor !== state.actor) return;
-    if (kind === KIND_TURN) {
+    if (kind === KIND_DECISION_REQUEST) {
+      const call = text((record.body['call'] as { record?: unknown } | undefined)?.record);
+      if (call && !state.asks.has(call)) state.asks.set(call, { id: record.id, call, body: record.body, answer: null });
+    } else if (kind === KIND_TURN) {
       state.turns.push({
         id: record.id,
         turn: num(record.body['turn']),
@@ -195,6 +226,12 @@ export function resultText(output: unknown): string {
   if (typeof output === 'string') return output;
   if (output === undefined) return '';
   return JSON.stringify(output);
+}
+
+/** The decision the run waits on (raised, not yet answered or cancelled), or null. */
+export function openAsk(state: RunState): AskState | null {
+  for (const ask of state.asks.values()) if (ask.answer === null) return ask;
+  return null;
 }
 
 /** The calls of the last turn still without a result (to run, in order). */

@@ -18,7 +18,7 @@ function call(tool: string, input: Record<string, unknown>, result: { ok: boolea
 
 function run(calls: CallState[], blocked: Record<string, number> = {}): RunState {
   const turn: TurnState = { id: 't', turn: 1, text: '', stopReason: 'tool_use', rawStopReason: null, calls, messagesAfter: [] };
-  return { thread: 'th', openingId: 'o', opening: {}, actor: 'a', startedAt: 0, messagesBefore: [], turns: [turn], inputTokens: 0, outputTokens: 0, spentUsd: 0, cancel: null, outcome: null, blocked: new Map(Object.entries(blocked)), lastOwnId: 'o', watermark: 0 };
+  return { thread: 'th', openingId: 'o', opening: {}, actor: 'a', startedAt: 0, messagesBefore: [], turns: [turn], inputTokens: 0, outputTokens: 0, spentUsd: 0, cancel: null, outcome: null, blocked: new Map(Object.entries(blocked)), asks: new Map(), waitedMs: 0, lastOwnId: 'o', watermark: 0 };
 }
 
 describe('the guardrail on identical failing calls', () => {
