@@ -15,6 +15,7 @@ export interface MemberRow {
   mechanism: DefinitionBody['mechanism'];
   model: string | null;
   tools: string[];
+  approval_required: string[];
   prompt_record_id: string | null;
   budget_usd: number | null;
   max_turns: number | null;
@@ -40,6 +41,7 @@ export function memberRow(entry: MemberEntry): MemberRow {
     mechanism: body.mechanism,
     model: loop.model,
     tools: [...loop.tools],
+    approval_required: [...(loop.approval_required ?? [])],
     prompt_record_id: promptRecordId(loop.system_prompt_ref),
     budget_usd: loop.budget_usd,
     max_turns: loop.max_turns,

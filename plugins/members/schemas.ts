@@ -15,6 +15,7 @@ export const MemberRowSchema = Type.Object(
     mechanism: Type.String(),
     model: Type.Union([Type.String(), Type.Null()]),
     tools: Type.Array(Type.String()),
+    approval_required: Type.Array(Type.String(), { description: 'Tools whose every call waits on a person’s decision.' }),
     prompt_record_id: Type.Union([Type.String(), Type.Null()]),
     budget_usd: Usd,
     max_turns: Count,

@@ -40,11 +40,12 @@ describe('loom actors: the member doors', function () {
   it('defines from flags and a file, patches, shows history, reverts, lists and retires', async () => {
     const file = join(root, 'reviewer.json');
     await writeFile(file, JSON.stringify({ brief: 'reviews changes', work_loop: { max_turns: 4 } }));
-    const defined = await json(['actors', 'define', 'Reviewer', '--file', file, '--model', 'claude-haiku-4-5', '--budget', '2.5']);
+    const defined = await json(['actors', 'define', 'Reviewer', '--file', file, '--model', 'claude-haiku-4-5', '--budget', '2.5', '--tools', 'read_thread,write_record', '--approval-required', 'write_record']);
     expect(defined.actor_did).to.match(/^did:sync:agent:reviewer-/);
     const did = defined.actor_did as string;
     const shown = await json(['actors', 'show', did]);
     expect(shown.member).to.include({ did, brief: 'reviews changes', max_turns: 4, budget_usd: 2.5, model: 'claude-haiku-4-5' });
+    expect(shown.member.approval_required).to.deep.equal(['write_record']);
     const patched = await json(['actors', 'patch', did, '--max-turns', '6', '--prompt', 'Be kind.']);
     expect(patched).to.include({ version: 2, max_turns: 6 });
     const history = await json(['actors', 'history', did]);

@@ -14,7 +14,8 @@ import type { ActorHistory, ActorRoster, DefineActorData, MemberRow, PatchActorD
 
 export const MEMBER_USAGE = `loom actors define <label> [--model M] [--prompt-ref record:<id>] [--tools a,b] [--reads th_…,…]
             [--budget USD] [--max-turns N] [--daily-cost-cap USD] [--daily-loop-cap N] [--display-name T]
-            [--brief T] [--declares k1,k2] [--write-admit clause,…] [--default-on-new-threads] [--file def.json]
+            [--brief T] [--declares k1,k2] [--write-admit clause,…] [--approval-required a,b]
+            [--default-on-new-threads] [--file def.json]
 loom actors patch <did> [--model M] [--prompt T | --prompt-file F] [--add-tool a,b] [--remove-tool a,b]
             [--budget USD] [--max-turns N] [--display-name T]
 loom actors history <did> [--limit N]        loom actors revert <did> <definition_record_id>
@@ -33,6 +34,7 @@ export function memberText(row: MemberRow): string {
     ['owner', row.owner],
     ['model', orDash(row.model)],
     ['tools', row.tools.length === 0 ? '-' : row.tools.join(', ')],
+    ...(row.approval_required.length > 0 ? [['approval', row.approval_required.join(', ')] as [string, string]] : []),
     ['prompt', orDash(row.prompt_record_id)],
     ['ceilings', `budget ${orDash(row.budget_usd)} USD, ${orDash(row.max_turns)} turns; daily ${orDash(row.daily_cost_cap_usd)} USD, ${orDash(row.daily_loop_cap)} runs`],
     ['state', row.retired ? 'retired' : row.enabled ? 'enabled' : 'disabled'],
@@ -77,6 +79,7 @@ async function defineBody(label: string, values: Record<string, string | boolean
   set(loop, 'system_prompt_ref', values['prompt-ref']);
   set(loop, 'tools', list('tools', values['tools'] as string | undefined));
   set(loop, 'reads', list('reads', values['reads'] as string | undefined));
+  set(loop, 'approval_required', list('approval-required', values['approval-required'] as string | undefined));
   set(loop, 'budget_usd', numberOption('budget', values['budget'] as string | undefined));
   set(loop, 'max_turns', integerOption('max-turns', values['max-turns'] as string | undefined));
   set(loop, 'daily_cost_cap_usd', numberOption('daily-cost-cap', values['daily-cost-cap'] as string | undefined));
@@ -101,6 +104,7 @@ export const memberSubcommands = {
       'prompt-ref': { type: 'string', value: 'record:<id>', help: 'a core.actor.prompt.v1 record you can read' },
       tools: { type: 'string', value: 'a,b', help: 'tools the member may call' },
       reads: { type: 'string', value: 'th_…,…', help: 'threads read in every run' },
+      'approval-required': { type: 'string', value: 'a,b', help: 'tools whose every call waits on a person\'s decision' },
       budget: { type: 'string', value: 'USD', help: 'per-run cost ceiling' },
       'max-turns': { type: 'string', value: 'N', help: 'per-run turn ceiling' },
       'daily-cost-cap': { type: 'string', value: 'USD', help: 'per-day cost ceiling (only narrows the tier)' },
