@@ -327,4 +327,33 @@ describe('work runs survive kill -9 (real loom processes)', function () {
     }
     expect.fail(`the kill never landed after the first turn and before the second:\n${windows.join('\n')}`);
   });
+
+  it('(d) killed while a run waits on a person\'s decision (G6): the restarted server keeps it waiting without asking the provider, and the answer resumes it on the label', async () => {
+    const first = world.fake.requests.length;
+    world.fake.enqueue(
+      script.toolCalls([{ id: 'toolu_restart_d1', name: 'ask', input: { question: 'Which notes matter?', options: [{ id: 'opt_first', label: 'The first', description: 'Only note 0.' }, { id: 'opt_all', label: 'All of them', description: 'Notes 0 to 2.' }] } }], { usage: { input: 100, output: 20 } }),
+      script.text('Reported on all of them.', { usage: { input: 150, output: 10 } }),
+    );
+    const thread = await world.run('ask me which notes matter, then report');
+    const waiting = await world.ended(thread);
+    expect(waiting.state, JSON.stringify(waiting)).to.equal('waiting_on_you');
+    const id: string = waiting.ask.id;
+
+    const landed = await world.crash(thread);
+    expect(ofKind(landed, 'core.work.decision_request.v1').map((r) => r.id)).to.deep.equal([id]);
+    await sleep(500);
+    const after = await world.call('GET', `/v1/runs/${thread}`, world.admin);
+    expect(after.json).to.deep.include({ state: 'waiting_on_you' });
+    expect(after.json.ask.id).to.equal(id);
+    expect(world.fake.requests.length - first, 'the provider is not asked while the run waits').to.equal(1);
+
+    const answered = await world.call('POST', `/v1/decisions/${id}/decide`, world.owner, { decision: 'opt_all' });
+    expect(answered.status, answered.text).to.equal(201);
+    const row = await world.ended(thread);
+    expect(row).to.include({ state: 'done', outcome: 'completed' });
+    // The answer reaches the model as the ask's tool result: the option's words, not its id.
+    const resumed = JSON.stringify(world.fake.requests.at(-1)!.body.messages.at(-1));
+    expect(resumed).to.contain('tool_result').and.contain('All of them: Notes 0 to 2.').and.not.contain('opt_all');
+    expect(world.fake.requests.length - first).to.equal(2);
+  });
 });
