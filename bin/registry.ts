@@ -54,6 +54,9 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: 'run', load: async () => (await import('../cli/commands/work/run.js')).run },
   { name: 'work', load: async () => (await import('../cli/commands/work/work.js')).work },
   // ---- end work loop ----
+  // ---- MCP (issue 34) ----
+  { name: 'mcp', load: async () => (await import('../cli/commands/mcp/mcp.js')).mcp },
+  // ---- end MCP ----
 ];
 
 export function findCommand(name: string): CommandEntry | undefined {
