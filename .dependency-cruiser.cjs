@@ -67,6 +67,13 @@ module.exports = {
       to: { path: '@hapi/' },
     },
     {
+      name: 'mcp-sdk-only-in-the-mcp-plugin',
+      comment: 'The MCP SDK (and its express/hono dependencies) loads only with plugins/mcp: never in core, another plugin, the CLI or the SDK.',
+      severity: 'error',
+      from: { pathNot: [notTest, '^plugins/mcp/'] },
+      to: { path: '@modelcontextprotocol/' },
+    },
+    {
       name: 'drivers-see-the-contract-only',
       comment: 'A driver imports the storage contract, the record algebra, errors and its own folder: never another driver, the engine or a plugin.',
       severity: 'error',

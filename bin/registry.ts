@@ -57,6 +57,9 @@ export const COMMANDS: readonly CommandEntry[] = [
   // ---- decisions (issue 34) ----
   { name: 'decisions', load: async () => (await import('../cli/commands/work/decisions.js')).decisions },
   // ---- end decisions ----
+  // ---- MCP (issue 34) ----
+  { name: 'mcp', load: async () => (await import('../cli/commands/mcp/mcp.js')).mcp },
+  // ---- end MCP ----
 ];
 
 export function findCommand(name: string): CommandEntry | undefined {

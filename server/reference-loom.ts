@@ -33,6 +33,9 @@ import { metricsPlugin } from '../plugins/metrics/index.js';
 import { portabilityPlugin } from '../plugins/portability/index.js';
 import { BackupStateToken } from '../core/plugin/backup-state.js';
 import { resolve } from '../core/di/token.js';
+// ---- MCP (plugins/mcp) ----
+import { mcpPlugin, type McpOptions } from '../plugins/mcp/index.js';
+// ---- end MCP ----
 import { createFederationPlugin, InstanceKey, instanceKeyDir, type FederationOptions } from '../plugins/federation/index.js';
 
 export const STORE_BACKENDS = ['sqlite', 'level', 'postgres'] as const;
@@ -72,6 +75,10 @@ export interface ReferenceLoomOptions extends Omit<LoomOptions, 'store' | 'plugi
   readonly databaseUrl?: string;
   /** @default 'loom' */
   readonly databaseSchema?: string;
+  // ---- MCP (plugins/mcp) ----
+  /** Options of the MCP plugin (browser origins allowed besides the server's own loopback origin). */
+  readonly mcp?: Partial<McpOptions>;
+  // ---- end MCP ----
 }
 
 export function openReferenceStore(storage: StoreBackend, dataDir: string, durability: 'full' | 'normal', database: { url?: string; schema?: string }): RecordStore {
@@ -105,7 +112,7 @@ export async function persistedInstanceDid(dataDir: string): Promise<string> {
 }
 
 export async function createReferenceLoom(options: ReferenceLoomOptions = {}): Promise<Loom> {
-  const { storage = 'sqlite', plugins = [], ledger, auth, durability, rules, fleet, data, search, work, clock, federation = false, databaseUrl, databaseSchema, ...rest } = options;
+  const { storage = 'sqlite', plugins = [], ledger, auth, durability, rules, fleet, data, search, work, clock, federation = false, databaseUrl, databaseSchema, mcp, ...rest } = options;
   const dataDir = resolvePath(options.dataDir ?? './data');
   await mkdir(dataDir, { recursive: true });
   const key = federation === false ? null : await InstanceKey.loadOrCreate(instanceKeyDir(dataDir));
@@ -133,6 +140,7 @@ export async function createReferenceLoom(options: ReferenceLoomOptions = {}): P
       { plugin: searchPlugin, options: search ?? {} },
       metricsPlugin,
       portabilityPlugin,
+      { plugin: mcpPlugin, options: mcp ?? {} }, // ---- MCP (plugins/mcp) ----
       ...(key && federation !== false ? [{ plugin: createFederationPlugin({ key }), options: federation }] : []),
       ...plugins,
     ],

@@ -43,7 +43,7 @@ export function serverUrl(flag: string | undefined): string {
 }
 
 /** --token > LOOM_TOKEN > the config file entry of the URL. An empty LOOM_TOKEN counts as unset, as shells use it. */
-function chooseToken(url: string, flag: string | undefined, configPath: string): { token: string; source: string } | null {
+export function chooseToken(url: string, flag: string | undefined, configPath: string): { token: string; source: string } | null {
   if (flag !== undefined) {
     // An empty --token is almost always an unset shell variable; falling back to another token would hide that.
     if (flag === '') throw new CliError('--token is empty');

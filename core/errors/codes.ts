@@ -136,6 +136,14 @@ export const ERROR_CATALOGUE = {
   PROVIDER_OVERLOADED: { status: 529 },
   PROVIDER_FAILED: { status: 502 },
   // ---- end chat proxy ----
+  // ---- MCP (plugins/mcp; docs/decisions.md) ----
+  // A present Origin that is neither this server's own loopback origin nor a configured one (DNS rebinding).
+  ORIGIN_NOT_ALLOWED: { status: 403 },
+  // An MCP-Protocol-Version header naming a revision this server does not speak (Streamable HTTP: 400).
+  UNSUPPORTED_PROTOCOL_VERSION: { status: 400 },
+  // The MCP client does not accept both application/json and text/event-stream (Streamable HTTP).
+  NOT_ACCEPTABLE: { status: 406 },
+  // ---- end MCP ----
 } as const satisfies Record<string, { status: number; type?: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

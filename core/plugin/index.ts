@@ -10,3 +10,4 @@ export * from './shared-schemas.js';
 export * from './backup-state.js';
 export * from './own-fold.js';
 export * from './event-stream.js';
+export * from './loopback.js';

@@ -128,6 +128,13 @@ export interface RouteDecl<R extends RequestSchemas = RequestSchemas, I extends 
    * schema is then an array schema.
    */
   readonly ndjson?: boolean;
+  /**
+   * The path of the OAuth Protected Resource Metadata (RFC 9728) describing
+   * this route, e.g. `/.well-known/oauth-protected-resource/v1/mcp`: its 401
+   * answers name it in `WWW-Authenticate: Bearer resource_metadata="<origin><path>"`,
+   * which is how an MCP client finds where to get a token.
+   */
+  readonly resourceMetadata?: string;
   /** Exactly the services the handler uses, resolved once at mount. */
   readonly inject: I;
   /** Returns the body of the first declared success response, or a Reply. */

@@ -30,6 +30,7 @@ import { jsonLogger, Logger } from '../plugin/logger.js';
 import type { PluginRegistration } from '../plugin/plugin.js';
 import { registerPlugins } from '../plugin/plugin-host.js';
 import { RouteCatalog, RouteCatalogToken } from '../plugin/route-catalog.js';
+import { Loopback, LoopbackToken } from '../plugin/loopback.js';
 import { RecordStore } from '../../storage/contract/record-store.js';
 import { createServer } from './create-server.js';
 import { DEFAULT_CONNECTION_LIMITS } from './connection-limits.js';
@@ -164,6 +165,8 @@ export async function createLoom(options: LoomOptions): Promise<Loom> {
   const backupState = new BackupState();
   bindValue(root, BackupStateToken, backupState);
   bindValue(root, RouteCatalogToken, catalog);
+  const loopback = new Loopback();
+  bindValue(root, LoopbackToken, loopback);
   const registered = await registerPlugins(options.plugins ?? [], {
     root,
     catalog,
@@ -210,6 +213,16 @@ export async function createLoom(options: LoomOptions): Promise<Loom> {
     log,
     auth: () => authorizeOptions,
     cors: () => cors,
+  });
+
+  // In-process requests (core/plugin/loopback.ts): the whole pipeline, no socket.
+  loopback.attach(async (request) => {
+    const payload = request.body === undefined ? undefined : JSON.stringify(request.body);
+    const headers: Record<string, string> = { ...request.headers, ...(payload === undefined ? {} : { 'content-type': 'application/json' }) };
+    const answer = await server.inject({ method: request.method, url: request.url, headers, ...(payload === undefined ? {} : { payload }), remoteAddress: '127.0.0.1' });
+    const answerHeaders: Record<string, string> = {};
+    for (const [name, value] of Object.entries(answer.headers)) if (value !== undefined) answerHeaders[name] = Array.isArray(value) ? value.join(', ') : String(value);
+    return { status: answer.statusCode, headers: answerHeaders, text: answer.payload };
   });
 
   let initialized: Promise<void> | null = null;

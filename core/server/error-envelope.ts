@@ -12,6 +12,7 @@ import type { ErrorCode } from '../errors/codes.js';
 import { LoomError, type ErrorEnvelope } from '../errors/loom-error.js';
 import type { Logger } from '../plugin/logger.js';
 import type { AnyRouteDecl } from '../plugin/route.js';
+import { requestOrigin } from './request-origin.js';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
@@ -54,6 +55,13 @@ function codeForStatus(status: number, request: Request): ErrorCode {
 function otherMethods(server: Server, request: Request): string[] {
   const path = request.path;
   return METHODS.filter((method) => method !== request.method.toUpperCase() && server.match(method.toLowerCase() as never, path) !== null);
+}
+
+/** The 401 challenge: the realm, plus the route's Protected Resource Metadata URL when it declares one (RFC 9728 §5.1). */
+function bearerChallenge(request: Request): string {
+  const path = routeDecl(request)?.resourceMetadata;
+  const origin = path ? requestOrigin(request.headers as Record<string, string | undefined>) : null;
+  return path && origin ? `Bearer realm="loom", resource_metadata="${origin}${path}"` : 'Bearer realm="loom"';
 }
 
 export function installErrorEnvelope(server: Server, log: Logger): void {
@@ -109,7 +117,7 @@ export function installErrorEnvelope(server: Server, log: Logger): void {
         caller: caller ? { kind: caller.kind, principal: caller.principal, credential: caller.credential } : null,
         remote_address: request.info.remoteAddress,
       });
-      if (status === 401) headers['www-authenticate'] = 'Bearer realm="loom"';
+      if (status === 401) headers['www-authenticate'] = bearerChallenge(request);
     }
     for (const [name, value] of Object.entries(response.output.headers ?? {})) {
       if (typeof value === 'string' && name.toLowerCase() !== 'content-type') headers[name] = value;

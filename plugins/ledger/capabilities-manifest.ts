@@ -57,6 +57,14 @@ function factsUnder(facts: DiscoveryFacts | null, prefix: string): Record<string
   return out;
 }
 
+// ---- MCP (plugins/mcp) ----
+/** The MCP plugin's tool names, or none while it is not loaded. */
+function mcpToolsOf(facts: DiscoveryFacts | null): string[] {
+  const names = facts?.read('manifest')['mcp_tools'];
+  return Array.isArray(names) ? names.filter((name): name is string => typeof name === 'string') : [];
+}
+// ---- end MCP ----
+
 export function buildCapabilitiesManifest(info: ServerInfo, flags: CapabilityFlags, caller: Caller, facts: DiscoveryFacts | null = null) {
   const capabilities = flags.snapshot();
   return {
@@ -66,7 +74,9 @@ export function buildCapabilitiesManifest(info: ServerInfo, flags: CapabilityFla
     auth: { required: info.authRequired(), is_authenticated: caller.kind === 'credential', scopes: [...caller.scopes] },
     did_methods: SUPPORTED_DID_METHODS.map((m) => `did:${m}`),
     record: { algebra_version: RECORD_ALGEBRA_VERSION, hashed_fields: [...HASHED_FIELDS] },
-    mcp_tools: [] as string[],
+    // ---- MCP (plugins/mcp): the names tools/list answers, contributed as the manifest fact `mcp_tools` ----
+    mcp_tools: mcpToolsOf(facts),
+    // ---- end MCP ----
     transports: { http: true, sse: capabilities['threads.watch'] === true },
     // `enabled` unless the search plugin says more (whether a provider is configured, which embedder).
     semantic_search: { enabled: capabilities['records.semantic_search'] === true, ...factsUnder(facts, 'semantic_search') },

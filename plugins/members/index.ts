@@ -53,7 +53,7 @@ export { type RunEntry, type RunIndexState, type OpenAsk } from './evals/run-ind
 export { MemberRunsIndexToken } from './evals/run-index-token.js';
 // ---- end runs ----
 
-export { ToolRegistryToken, type ToolRegistry, type ToolDescriptor } from './tool-registry.js';
+export { ToolRegistryToken, type ToolRegistry, type ToolDescriptor, type ToolContext, type RunToolContext, type DirectToolContext } from './tool-registry.js';
 export { MemberServiceToken, type MemberService } from './member-service.js';
 export { ModelCatalogToken } from './model-catalog-token.js';
 export { type PricedModel, DEFAULT_MODELS, modelsTopic } from './model-catalog.js';

@@ -10,23 +10,41 @@ import type { Scope } from '../../core/access/scopes.js';
 import { token } from '../../core/di/token.js';
 import type { JsonObject, JsonValue } from '../../core/records/json.js';
 
-/** What a tool runs with: the member's own credential, never more. */
-export interface ToolContext {
+/** What every tool call carries, whoever makes it. */
+interface ToolCallBase {
   /**
-   * The member's credential (plugins/work/member-caller.ts): a tool reads
-   * and writes through it, under the same gates and read policy as an HTTP
-   * client holding it, so a member never does more than its grant.
+   * The credential the tool acts with: a member's run grant
+   * (plugins/work/loop/run-grant.ts), or an MCP client's own caller. A tool
+   * reads and writes through it, under the same gates and read policy as an
+   * HTTP client holding it, so it never does more than that credential.
    */
   readonly caller: Caller;
+  /** Aborted when the run is cancelled, the MCP client goes away or the server stops: a long tool gives up. */
+  readonly signal: AbortSignal;
+}
+
+/** A call a member's run makes: the run and the call record are known. */
+export interface RunToolContext extends ToolCallBase {
   /** The member's DID (the run's actor). */
   readonly member: string;
   /** The run's thread (the run id). */
   readonly runThread: string;
   /** The tool call's record id on the run thread: what a record the tool writes may cite as a parent. */
   readonly callRecord: string;
-  /** Aborted when the run is cancelled or the server stops: a long tool gives up. */
-  readonly signal: AbortSignal;
 }
+
+/**
+ * A call made outside any run (an MCP client calling the tool as itself,
+ * plugins/mcp): there is no run thread and no call record to cite.
+ */
+export interface DirectToolContext extends ToolCallBase {
+  readonly member?: undefined;
+  readonly runThread?: undefined;
+  readonly callRecord?: undefined;
+}
+
+/** What a tool runs with: a run's call, or a direct one. Tools that need a run declare `needsRun`. */
+export type ToolContext = RunToolContext | DirectToolContext;
 
 export interface ToolDescriptor {
   /** snake_case, unique on the instance. */
@@ -41,6 +59,16 @@ export interface ToolDescriptor {
   readonly destructive: boolean;
   /** The plugin that contributed it. */
   readonly plugin: string;
+  /**
+   * Only a run can call it (it reads its run or the call record: fan_out,
+   * join); absent or false, it also runs for a direct caller (MCP), which
+   * publishes only such tools.
+   */
+  readonly needsRun?: boolean;
+  /** It can make a model call (start a run, dispatch to a member): MCP's openWorldHint. @default false */
+  readonly callsModel?: boolean;
+  /** JSON Schema of a successful answer when it is a JSON object (MCP's outputSchema); absent: not declared. */
+  readonly outputSchema?: TSchema;
   /**
    * Runs the tool on input already checked against `inputSchema`. Answers
    * text or JSON the model reads; throws a LoomError (or any error) for a

@@ -31,6 +31,10 @@ const EXEMPT = new Set([
   'POST /v1/recredential',
   'POST /v1/recredential/challenge',
   'POST /v1/invites/redeem',
+  // ---- MCP (issue 34): RFC 9728 metadata is how a client without a token learns where to get one ----
+  'GET /.well-known/oauth-protected-resource',
+  'GET /.well-known/oauth-protected-resource/v1/mcp',
+  // ---- end MCP ----
 ]);
 const EXEMPT_WHEN_PRESENT = new Set<string>();
 

@@ -5,6 +5,7 @@
  * Registered only when the rules plugin is loaded.
  */
 import { Type } from 'typebox';
+import { LoomError } from '../../../core/errors/loom-error.js';
 import { manualDispatch, type ManualDispatchDeps } from '../../rules/index.js';
 import type { ToolDescriptor } from '../../members/index.js';
 import { defineTool } from './define-tool.js';
@@ -20,7 +21,7 @@ export function dispatchTool(deps: ManualDispatchDeps): ToolDescriptor {
       {
         actor_did: Type.String({ minLength: 1, maxLength: 512, description: 'The target actor DID.' }),
         goal: Type.String({ minLength: 1, maxLength: 2000, description: 'What the target should do, self-contained.' }),
-        thread_id: Type.Optional(Type.String({ minLength: 1, maxLength: 80, description: 'The parent thread; default the run thread.' })),
+        thread_id: Type.Optional(Type.String({ minLength: 1, maxLength: 80, description: 'The parent thread; default the run thread (required outside a run).' })),
         budget: Type.Optional(
           Type.Object(
             {
@@ -34,11 +35,16 @@ export function dispatchTool(deps: ManualDispatchDeps): ToolDescriptor {
       { additionalProperties: false },
     ),
     // The scope POST /v1/dispatch declares.
+    direct: true,
     scope: 'records:write',
     readOnly: false,
     destructive: false,
+    // A dispatch to a member starts a run of it (plugins/work/dispatch-adapter.ts): a model call.
+    callsModel: true,
     async run(input, { caller, runThread }) {
-      const answer = await manualDispatch(deps, caller, { ...input, thread_id: input.thread_id ?? runThread });
+      const thread = input.thread_id ?? runThread;
+      if (thread === undefined) throw new LoomError('INVALID_SHAPE', 'dispatch input /thread_id is required outside a work loop run');
+      const answer = await manualDispatch(deps, caller, { ...input, thread_id: thread });
       return { id: answer.id, thread: answer.thread, target: answer.target, adapter: answer.adapter, status: answer.status, dispatched_at: answer.dispatched_at, budget: answer.budget };
     },
   });

@@ -30,6 +30,7 @@ export function findTool(finder: FindService): ToolDescriptor {
       },
       { additionalProperties: false },
     ),
+    direct: true,
     scope: 'records:read',
     readOnly: true,
     destructive: false,

@@ -23,6 +23,7 @@ export function foldThreadTool(reader: RecordReader): ToolDescriptor {
       },
       { additionalProperties: false },
     ),
+    direct: true,
     scope: 'records:read',
     readOnly: true,
     destructive: false,

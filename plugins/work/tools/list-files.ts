@@ -25,6 +25,7 @@ export function listFilesTool(files: DataFiles): ToolDescriptor {
       },
       { additionalProperties: false },
     ),
+    direct: true,
     scope: 'records:read',
     readOnly: true,
     destructive: false,

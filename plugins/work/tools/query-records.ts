@@ -33,6 +33,7 @@ export function queryRecordsTool(reader: RecordReader): ToolDescriptor {
       },
       { additionalProperties: false },
     ),
+    direct: true,
     scope: 'records:read',
     readOnly: true,
     destructive: false,

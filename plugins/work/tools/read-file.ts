@@ -29,6 +29,7 @@ export function readFileTool(files: DataFiles): ToolDescriptor {
       },
       { additionalProperties: false },
     ),
+    direct: true,
     scope: 'records:read',
     readOnly: true,
     destructive: false,

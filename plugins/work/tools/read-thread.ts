@@ -24,6 +24,7 @@ export function readThreadTool(reader: RecordReader): ToolDescriptor {
       },
       { additionalProperties: false },
     ),
+    direct: true,
     scope: 'records:read',
     readOnly: true,
     destructive: false,

@@ -27,6 +27,7 @@ export function trustQueryTool(trust: TrustService): ToolDescriptor {
       },
       { additionalProperties: false },
     ),
+    direct: true,
     scope: 'records:read',
     readOnly: true,
     destructive: false,

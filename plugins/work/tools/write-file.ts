@@ -31,6 +31,7 @@ export function writeFileTool(files: DataFiles): ToolDescriptor {
       },
       { additionalProperties: false },
     ),
+    direct: true,
     scope: 'records:write',
     readOnly: false,
     destructive: true,
@@ -38,7 +39,7 @@ export function writeFileTool(files: DataFiles): ToolDescriptor {
       const bytes = Buffer.from(input.content, 'utf8');
       if (bytes.length > MAX_FILE_BYTES) throw new LoomError('PAYLOAD_TOO_LARGE', `content is ${bytes.length} bytes in UTF-8, over the ${MAX_FILE_BYTES} write_file takes`);
       const namespace = files.namespaceFor(caller, input.namespace);
-      const written = await files.write(caller, namespace, { path: input.path, bytes, contentType: input.content_type ?? CONTENT_TYPE_DEFAULT, provenance: { work_thread: runThread } });
+      const written = await files.write(caller, namespace, { path: input.path, bytes, contentType: input.content_type ?? CONTENT_TYPE_DEFAULT, provenance: runThread === undefined ? {} : { work_thread: runThread } });
       return { namespace: written.namespace, path: written.path, size_bytes: written.size_bytes, content_hash: written.content_hash, record_id: written.record_id };
     },
   });

@@ -28,6 +28,7 @@ export function writeRecordTool(writer: RecordWriter): ToolDescriptor {
       },
       { additionalProperties: false },
     ),
+    direct: true,
     scope: 'records:write',
     readOnly: false,
     destructive: false,
