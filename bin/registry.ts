@@ -57,6 +57,9 @@ export const COMMANDS: readonly CommandEntry[] = [
   // ---- decisions (issue 34) ----
   { name: 'decisions', load: async () => (await import('../cli/commands/work/decisions.js')).decisions },
   // ---- end decisions ----
+  // ---- federation handshake (issue 35) ----
+  { name: 'federation', load: async () => (await import('../cli/commands/federation/federation.js')).federation },
+  // ---- end federation handshake ----
 ];
 
 export function findCommand(name: string): CommandEntry | undefined {
