@@ -31,6 +31,12 @@ const EXEMPT = new Set([
   'POST /v1/recredential',
   'POST /v1/recredential/challenge',
   'POST /v1/invites/redeem',
+  // ---- federation handshake (issue 35): §5.1 rule 7, authenticated by the signed manifest and body; the
+  // initiator's poll and the peer's revoke notice continue it, signed by the pinned peer DID (docs/decisions.md).
+  'POST /v1/federation/pair',
+  'POST /v1/federation/pair/{id}/poll',
+  'POST /v1/federation/pair/{id}/revoke',
+  // ---- end federation handshake ----
 ]);
 const EXEMPT_WHEN_PRESENT = new Set<string>();
 
