@@ -60,6 +60,9 @@ export const COMMANDS: readonly CommandEntry[] = [
   // ---- MCP (issue 34) ----
   { name: 'mcp', load: async () => (await import('../cli/commands/mcp/mcp.js')).mcp },
   // ---- end MCP ----
+  // ---- federation handshake (issue 35) ----
+  { name: 'federation', load: async () => (await import('../cli/commands/federation/federation.js')).federation },
+  // ---- end federation handshake ----
 ];
 
 export function findCommand(name: string): CommandEntry | undefined {

@@ -144,6 +144,23 @@ export const ERROR_CATALOGUE = {
   // The MCP client does not accept both application/json and text/event-stream (Streamable HTTP).
   NOT_ACCEPTABLE: { status: 406 },
   // ---- end MCP ----
+  // ---- federation handshake (issue 35): the pairing handshake refuses with these (docs/decisions.md) ----
+  // The signed manifest or body does not verify against the initiator's DID, or the DID is not one this instance accepts: an authentication failure.
+  PAIR_SIGNATURE_INVALID: { status: 401 },
+  // The signed `created` is more than 60 s from this instance's clock: the body cannot prove it is fresh.
+  PAIR_REQUEST_STALE: { status: 401 },
+  // The nonce was already used (spec: a replayed nonce is 410 Gone).
+  PAIR_NONCE_REPLAYED: { status: 410 },
+  // The body names another responder: refused so a signed request cannot be forwarded to a third instance.
+  PAIR_MISDIRECTED: { status: 421 },
+  // This instance's consent policy takes no pair requests (invite-only, closed, or no auth plugin to mint tokens).
+  PAIR_REQUESTS_CLOSED: { status: 403 },
+  // The pair is revoked (terminal) or not in a state the operation needs.
+  PAIR_REVOKED: { status: 409 },
+  PAIR_STATE_CONFLICT: { status: 409 },
+  // The initiator's side: the peer could not be reached, or answered something that does not verify.
+  PAIR_HANDSHAKE_FAILED: { status: 502 },
+  // ---- end federation handshake ----
 } as const satisfies Record<string, { status: number; type?: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

@@ -8,6 +8,7 @@
  * the /health facts about re-credential proofs.
  */
 import { AUTH_THREAD } from './auth-thread.js';
+import { peerCredentials, PeerCredentialsToken } from './peer-credentials.js';
 import { Authenticator } from '../../core/access/authenticator.js';
 import { CorsPolicy } from '../../core/access/cors-policy.js';
 import { bindValue, resolve } from '../../core/di/token.js';
@@ -68,6 +69,9 @@ export { MembershipServiceToken } from './membership-service.js';
 export { SelfServiceToken } from './self-service.js';
 export { RecredentialDoorToken } from './recredential-door.js';
 export { CredentialServiceToken } from './credential-service.js';
+// ---- federation handshake (issue 35): peer credentials ----
+export { PeerCredentialsToken, type PeerCredentials, type IssuedPeerCredential } from './peer-credentials.js';
+// ---- end federation handshake ----
 export { parseBearer, formatBearer, mintSecret, tokenIdOf, SECRET_PATTERN } from './bearer-token.js';
 export { identityOf, IdentitySchema } from './identity.js';
 export { serviceAccountOf, grantOf, grantChainOf, SERVICE_ACCOUNT_CLAIM, GRANT_CLAIM, GRANT_CHAIN_CLAIM } from './caller-claims.js';
@@ -141,6 +145,9 @@ export const authPlugin = definePlugin({
     // Rule 8 (spec §5.4): whoever judges work resolves both sides through their grant chains.
     scope.expose(PrincipalResolver, { principalOf: (did) => credentials.state().grants.principalOf(did, Date.now()) });
     scope.expose(DelegationPolicyToken, delegationPolicy(() => credentials.state().grants, Date.now));
+    // ---- federation handshake (issue 35): the federation plugin mints and revokes pair tokens through this ----
+    scope.expose(PeerCredentialsToken, peerCredentials(credentials, options.envTag));
+    // ---- end federation handshake ----
     scope.describe('health', 'proof_kinds_accepted', () => self.proofKindsAccepted());
     scope.describe('manifest', 'conventions.identity_path', () => '/v1/identity');
     scope.describe('health', 'passkey_rp', () => {

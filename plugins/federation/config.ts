@@ -35,6 +35,16 @@ export const FederationOptions = Type.Object(
      * @default 100
      */
     maxPairs: Type.Integer({ minimum: 1, maximum: 10_000, default: 100 }),
+    /**
+     * How pair requests are answered while no `federation_pairing` configuration
+     * record says otherwise: `open` approves at once, `pair-then-ask` waits for an
+     * operator, `invite-only` and `closed` refuse. @default 'pair-then-ask'
+     */
+    pairPosture: Type.Union([Type.Literal('open'), Type.Literal('pair-then-ask'), Type.Literal('invite-only'), Type.Literal('closed')], { default: 'pair-then-ask' }),
+    /** What a token minted for a peer may read besides federation:sync and federation:subscribe. @default ['records:read'] */
+    pairReadScopes: Type.Array(Type.String({ pattern: '^(records:read|namespace:[a-z0-9][a-z0-9._/-]{0,200}:read|thread:th_[0-9a-f]{64}:read)$' }), { maxItems: 16, default: ['records:read'] }),
+    /** How often the initiator polls a pair waiting for the peer operator's approval. @default 1000 */
+    handshakePollMs: Type.Integer({ minimum: 50, maximum: 600_000, default: 1_000 }),
   },
   { additionalProperties: false },
 );

@@ -49,6 +49,22 @@ import { getSyncChanges } from './routes/get-sync-changes.js';
 import { postSyncRecords } from './routes/post-sync-records.js';
 import { SYNC_PAIR_ROUTES } from './routes/sync-pair-routes.js';
 import { SharedPairKeeping } from './shared-pair-keeping.js';
+import { bindValue } from '../../core/di/token.js';
+import { Config } from '../../core/folds/config/config-topic.js';
+import { PeerCredentialsToken, type PeerCredentials } from '../auth/index.js';
+import { federationPairsFold } from './handshake/federation-pair-records.js';
+import { CLOCK_WINDOW_MS } from './handshake/handshake-bodies.js';
+import { PAIR_TOKEN_TTL_MS } from './handshake/handshake-deps.js';
+import { HandshakeRefresher } from './handshake/handshake-refresher.js';
+import { LiveFeedsToken, PairInitiatorToken, PairLogToken, PairResponderToken, PairRevokerToken } from './handshake/handshake-tokens.js';
+import { LiveFeeds } from './handshake/live-feeds.js';
+import { NonceStore } from './handshake/nonce-store.js';
+import { PairInitiator } from './handshake/pair-initiator.js';
+import { PairLog } from './handshake/pair-log.js';
+import { federationPairingTopic, pairPolicy } from './handshake/pair-policy.js';
+import { PairResponder } from './handshake/pair-responder.js';
+import { PairRevoker } from './handshake/pair-revoker.js';
+import { FEDERATION_PAIR_ROUTES } from './routes/federation-pair-routes.js';
 import { FEDERATION_PLUGIN, SyncService } from './sync-service.js';
 
 export { LocalRecordsToken, type LocalRecords } from './local-records.js';
@@ -90,6 +106,8 @@ export function createFederationPlugin(hooks: FederationHooks) {
     tags: { federation: 'Federation: signed changes feeds, sync pairs between instances, consent and the instance manifest.' },
     version: '1.0.0',
     dependencies: ['ledger'],
+    // The handshake mints and revokes peer tokens through the auth plugin; without it no pair can be made.
+    optionalDependencies: ['auth'],
     options: FederationOptions,
     register(scope, options) {
       const now = resolve(scope.container, ClockToken);
@@ -151,6 +169,40 @@ export function createFederationPlugin(hooks: FederationHooks) {
         now,
       });
       scope.expose(SyncServiceToken, sync);
+
+      // The pairing handshake and the federation pairs' lifecycle (handshake/).
+      scope.configTopic(federationPairingTopic);
+      const pairTable = scope.fold(federationPairsFold);
+      const pairLog = new PairLog(resolve(scope.container, RecordWriterToken), () => pairTable.state(), key.did, now);
+      let peerCredentials: PeerCredentials | null | undefined;
+      const credentials = () => (peerCredentials === undefined ? (peerCredentials = scope.container.isRegistered(PeerCredentialsToken as symbol, true) ? resolve(scope.container, PeerCredentialsToken) : null) : peerCredentials);
+      const feeds = new LiveFeeds();
+      const handshake = {
+        log: pairLog,
+        sync,
+        files,
+        credentials,
+        policy: pairPolicy(scope.container.isRegistered(Config as symbol, true) ? resolve(scope.container, Config) : null, { posture: options.pairPosture, readScopes: options.pairReadScopes }, () => credentials() !== null),
+        key,
+        nonces: new NonceStore(() => pairLog.nonces, now),
+        feeds,
+        options,
+        logger: scope.log,
+        now,
+        manifest: (): Record<string, unknown> => {
+          throw new Error('the manifest is not signed yet');
+        },
+      };
+      const revoker = new PairRevoker(handshake);
+      const responder = new PairResponder(handshake, revoker);
+      const initiator = new PairInitiator(handshake, revoker);
+      bindValue(scope.container, PairLogToken, pairLog);
+      bindValue(scope.container, PairRevokerToken, revoker);
+      bindValue(scope.container, PairResponderToken, responder);
+      bindValue(scope.container, PairInitiatorToken, initiator);
+      bindValue(scope.container, LiveFeedsToken, feeds);
+      scope.loop(new HandshakeRefresher(pairLog, initiator, options.handshakePollMs, scope.log));
+      for (const route of FEDERATION_PAIR_ROUTES) scope.route(route);
       scope.expose(FederationOptionsToken, options);
       scope.expose(ConsentGrantsToken, { inForce: () => consentState.state().inForce(now()) });
       for (const route of SYNC_ROUTES) {
@@ -166,14 +218,30 @@ export function createFederationPlugin(hooks: FederationHooks) {
 
       // The manifest is re-signed when a quarter of its lifetime is left.
       const ttlMs = options.manifestTtlSeconds * 1000;
+      const consentPolicy = () => ({ default_posture: handshake.policy.posture(), accepts_pair_requests: handshake.policy.accepts() });
       const unsigned = () =>
-        buildFederationManifest({ did: key.did, version: info.version, federationProtocolVersion: FEDERATION_PROTOCOL_VERSION, baseUrl: options.baseUrl, kinds: [], namespaces: [...new Set(consentState.state().inForce(now()).map((grant) => grant.source_namespace))] });
-      // Signed at the first read (the consent fold it names namespaces from is up by then).
+        buildFederationManifest({ did: key.did, version: info.version, federationProtocolVersion: FEDERATION_PROTOCOL_VERSION, baseUrl: options.baseUrl, kinds: [], namespaces: [...new Set(consentState.state().inForce(now()).map((grant) => grant.source_namespace))], consentPolicy: consentPolicy() });
+      // Signed at the first read (the consent fold it names namespaces from is up by then), again when the pairing posture changes.
       let manifest: ReturnType<typeof signManifest> | null = null;
-      scope.describe('discovery', 'federation_manifest', () => {
-        if (manifest === null || manifestNeedsResign(manifest, now(), ttlMs)) manifest = signManifest(key, unsigned(), { now: now(), ttlMs });
+      const currentManifest = () => {
+        const policy = consentPolicy();
+        const signed = manifest?.['consent_policy'] as { default_posture?: string; accepts_pair_requests?: boolean } | undefined;
+        const stale = signed?.default_posture !== policy.default_posture || signed?.accepts_pair_requests !== policy.accepts_pair_requests;
+        if (manifest === null || stale || manifestNeedsResign(manifest, now(), ttlMs)) manifest = signManifest(key, unsigned(), { now: now(), ttlMs });
         return manifest;
-      });
+      };
+      handshake.manifest = currentManifest;
+      scope.describe('discovery', 'federation_manifest', currentManifest);
+      // What manifest.responders_ref points at: how this instance answers the handshake.
+      const at = (path: string) => (options.baseUrl ? `${options.baseUrl.replace(/\/+$/, '')}${path}` : path);
+      scope.describe('discovery', 'responders', () => ({
+        pair: { endpoint: at('/v1/federation/pair'), accepts_pair_requests: handshake.policy.accepts(), approval: handshake.policy.approval(), protocol: FEDERATION_PROTOCOL_VERSION },
+        poll: at('/v1/federation/pair/{pair_id}/poll'),
+        revoke_notice: at('/v1/federation/pair/{pair_id}/revoke'),
+        clock_window_seconds: CLOCK_WINDOW_MS / 1000,
+        token_ttl_seconds: PAIR_TOKEN_TTL_MS / 1000,
+        signature: 'Ed25519 by the sender did:key over the canonical JSON of the body without sig',
+      }));
       scope.describe('health', 'federation', () => ({ ...sync.summary(), ...(didWeb ? { did_web: didWeb } : {}) }));
       scope.describe('manifest', 'conventions.sync_path', () => '/v1/sync');
 
@@ -196,7 +264,8 @@ export function createFederationPlugin(hooks: FederationHooks) {
       scope.capability('federation.record_transfer', true);
       scope.capability('federation.sync_pairs', true);
       scope.capability('federation.consent', true);
-      scope.capability('federation.handshake', false);
+      // True only with the auth plugin: without it no token can be minted, and the manifest says so.
+      scope.capability('federation.handshake', credentials() !== null);
       scope.capability('federation.relay', false);
       scope.capability('federation.directory', false);
     },

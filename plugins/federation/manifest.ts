@@ -19,6 +19,8 @@ export interface FederationManifestInput {
   readonly baseUrl: string | null;
   readonly kinds: readonly string[];
   readonly namespaces: readonly string[];
+  /** How this instance answers pair requests (handshake/pair-policy.ts); absent: none taken. */
+  readonly consentPolicy?: { readonly default_posture: string; readonly accepts_pair_requests: boolean };
 }
 
 export interface ManifestSignature {
@@ -40,8 +42,8 @@ export function buildFederationManifest(input: FederationManifestInput): Unsigne
     daemon: { did: input.did, version: input.version, federation_protocol_version: input.federationProtocolVersion },
     federation: { enabled: true, pair_endpoint: at('/v1/federation/pair'), sync_change_endpoint: at('/v1/sync/changes'), sync_record_endpoint: at('/v1/sync/records') },
     advertises: { kinds: [...input.kinds], refs: [], namespaces: [...input.namespaces] },
-    // The handshake is not served yet: pairs are set up by the operators on both sides.
-    consent_policy: { default_posture: 'pair-then-ask', accepts_pair_requests: false, requires_did_method: [], rejects_did_method: [] },
+    // The handshake (POST pair_endpoint) answers as this says; only did:key initiators can sign a request.
+    consent_policy: { default_posture: input.consentPolicy?.default_posture ?? 'closed', accepts_pair_requests: input.consentPolicy?.accepts_pair_requests ?? false, requires_did_method: ['did:key'], rejects_did_method: [] },
     capabilities_ref: { url: at('/.well-known/service'), key: 'capabilities_manifest' },
     responders_ref: { url: at('/.well-known/service'), key: 'responders' },
     directory: { registered_at: [], directory_registration_id: null },

@@ -60,6 +60,8 @@ export interface CreatePairInput {
   readonly mode?: PairMode;
   readonly poll_interval_ms?: number;
   readonly peer_token: string;
+  /** A federation pair's own sync pair id (handshake/handshake-bodies.ts syncPairIdOf); random otherwise. */
+  readonly pair_id?: string;
 }
 
 export class SyncService {
@@ -153,12 +155,17 @@ export class SyncService {
     return undefined;
   }
 
-  async create(caller: Caller, input: CreatePairInput): Promise<{ pair: ReturnType<SyncService['view']>; warning?: string }> {
-    // Creations still writing their lifecycle record hold a place, so concurrent requests cannot overshoot the cap together.
+  /** PAIR_LIMIT_REACHED when one more pair would pass maxPairs (the handshake asks before it mints tokens). */
+  ensureRoom(): void {
     const { maxPairs } = this.deps.options;
     if (this.deps.registry().size + this.creating >= maxPairs) {
       throw new LoomError('PAIR_LIMIT_REACHED', `this instance already holds ${maxPairs} sync pairs, its limit (federation option maxPairs); delete one before creating another`);
     }
+  }
+
+  async create(caller: Caller, input: CreatePairInput): Promise<{ pair: ReturnType<SyncService['view']>; warning?: string }> {
+    // Creations still writing their lifecycle record hold a place, so concurrent requests cannot overshoot the cap together.
+    this.ensureRoom();
     this.creating++;
     try {
       return await this.createPair(caller, input);
@@ -169,7 +176,7 @@ export class SyncService {
 
   private async createPair(caller: Caller, input: CreatePairInput): Promise<{ pair: ReturnType<SyncService['view']>; warning?: string }> {
     const settings: PairSettings = {
-      pair_id: `sp_${randomBytes(12).toString('hex')}`,
+      pair_id: input.pair_id ?? `sp_${randomBytes(12).toString('hex')}`,
       peer_did: input.peer_did,
       peer_url: input.peer_url.replace(/\/+$/, ''),
       thread_id: input.thread_id ?? null,
@@ -229,6 +236,13 @@ export class SyncService {
     await this.deps.files.setSecret(id, null);
     this.deps.files.setCursor(id, null);
     await this.deps.files.flush();
+  }
+
+  /** Removes the pair if it exists (a federation pair's revocation; idempotent). */
+  async removeIfPresent(caller: Caller, id: string): Promise<boolean> {
+    if (!this.deps.registry().has(id)) return false;
+    await this.remove(caller, id);
+    return true;
   }
 
   view(runner: PairRunner) {

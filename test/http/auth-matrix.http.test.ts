@@ -35,6 +35,12 @@ const EXEMPT = new Set([
   'GET /.well-known/oauth-protected-resource',
   'GET /.well-known/oauth-protected-resource/v1/mcp',
   // ---- end MCP ----
+  // ---- federation handshake (issue 35): §5.1 rule 7, authenticated by the signed manifest and body; the
+  // initiator's poll and the peer's revoke notice continue it, signed by the pinned peer DID (docs/decisions.md).
+  'POST /v1/federation/pair',
+  'POST /v1/federation/pair/{id}/poll',
+  'POST /v1/federation/pair/{id}/revoke',
+  // ---- end federation handshake ----
 ]);
 const EXEMPT_WHEN_PRESENT = new Set<string>();
 

@@ -9,6 +9,8 @@ import { continuousEvents } from '../continuous-feed.js';
 import { decodeFeedCursor } from '../feed-cursor.js';
 import { FederationOptionsToken, SyncServiceToken } from '../federation-token.js';
 import { SyncPageSchema } from './schemas.js';
+import { serviceAccountOf } from '../../auth/index.js';
+import { LiveFeedsToken } from '../handshake/handshake-tokens.js';
 
 export const getSyncChanges = defineRoute({
   operationId: 'getSyncChanges',
@@ -37,9 +39,9 @@ export const getSyncChanges = defineRoute({
     ),
   },
   responses: { 200: { description: 'A signed page (or, with feed=continuous, an event stream of them).', schema: SyncPageSchema } },
-  errors: ['INVALID_SHAPE', 'INVALID_CURSOR'],
-  inject: { sync: SyncServiceToken, options: FederationOptionsToken },
-  handler: async ({ query, headers, caller, signal }, { sync, options }) => {
+  errors: ['INVALID_SHAPE', 'INVALID_CURSOR', 'AUTH_REQUIRED'],
+  inject: { sync: SyncServiceToken, options: FederationOptionsToken, feeds: LiveFeedsToken },
+  handler: async ({ query, headers, caller, signal: requestSignal }, { sync, options, feeds }) => {
     const target = query.target_namespace ?? 'default';
     const syntax = target === 'default' ? null : namespaceSyntaxError(target);
     if (syntax) throw new LoomError('INVALID_SHAPE', `target_namespace: ${syntax}`);
@@ -50,19 +52,30 @@ export const getSyncChanges = defineRoute({
     const request = { caller, since, after, limit: query.limit ?? CHANGES_DEFAULT_LIMIT, targetNamespace: target, ...(query.thread ? { thread: query.thread } : {}) };
     if (feed === 'continuous') {
       if (!covers(caller.scopes, 'federation:subscribe')) throw new LoomError('SCOPE_FORBIDDEN', 'feed=continuous needs the federation:subscribe scope');
-      return Reply.events(continuousEvents(sync.feed, request, { heartbeatMs: options.heartbeatMs, signal }));
+      // Held open past the bearer check: revoking the bearer's pair cuts it (handshake/live-feeds.ts).
+      const held = feeds.hold(serviceAccountOf(caller), requestSignal);
+      requestSignal.addEventListener('abort', held.release, { once: true });
+      return Reply.events(continuousEvents(sync.feed, request, { heartbeatMs: options.heartbeatMs, signal: held.signal }));
     }
     const page = await sync.feed.page(request);
     if (feed === 'normal' || page.records.length > 0 || page.has_more) return page;
     // Long poll: hold until a record arrives (whether it is for this caller is the next page's business) or the timeout.
-    const deadline = Date.now() + options.longpollTimeoutMs;
-    let current = page;
-    while (!signal.aborted && current.records.length === 0 && !current.has_more) {
-      const left = deadline - Date.now();
-      if (left <= 0) break;
-      await sync.feed.waitForNews(decodeFeedCursor(current.next_cursor), left, signal);
-      current = await sync.feed.page({ ...request, after: decodeFeedCursor(current.next_cursor) });
+    const held = feeds.hold(serviceAccountOf(caller), requestSignal);
+    try {
+      const signal = held.signal;
+      const deadline = Date.now() + options.longpollTimeoutMs;
+      let current = page;
+      while (!signal.aborted && current.records.length === 0 && !current.has_more) {
+        const left = deadline - Date.now();
+        if (left <= 0) break;
+        await sync.feed.waitForNews(decodeFeedCursor(current.next_cursor), left, signal);
+        // The bearer's pair was revoked while the request waited: nothing more crosses on it.
+        if (signal.aborted && !requestSignal.aborted) throw new LoomError('AUTH_REQUIRED', 'the bearer of this request was revoked');
+        current = await sync.feed.page({ ...request, after: decodeFeedCursor(current.next_cursor) });
+      }
+      return current;
+    } finally {
+      held.release();
     }
-    return current;
   },
 });
