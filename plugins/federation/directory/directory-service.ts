@@ -71,16 +71,14 @@ export class DirectoryService {
   }
 
   private async write(step: DirectoryStep, suffix: string | null, operation: JsonObject): Promise<DirectoryReceipt> {
-    // The route says what the operation must be; the gate checks everything else.
-    const isRevoke = operation['type'] === REVOKE_TYPE;
-    if (step === 'genesis' && (isRevoke || operation['prev'] !== null)) throw new LoomError('DIRECTORY_OPERATION_INVALID', 'POST /directory/genesis takes a sync_op with prev null', { field: 'prev' });
-    if (step === 'update' && (isRevoke || operation['prev'] === null)) throw new LoomError('DIRECTORY_OPERATION_INVALID', 'POST /directory/update/{hash} takes a sync_op whose prev is the head (a revoke goes to /directory/revoke/{hash})', { field: 'type' });
+    // Shape and syntax first (the gate checks them again, with the chain); then what the route says the operation must be.
+    const parsed = directoryCall(() => parseOperation(operation));
+    const isRevoke = parsed.type === REVOKE_TYPE;
+    if (step === 'genesis' && (isRevoke || parsed.prev !== null)) throw new LoomError('DIRECTORY_OPERATION_INVALID', 'POST /directory/genesis takes a sync_op with prev null', { field: 'prev' });
+    if (step === 'update' && (isRevoke || parsed.prev === null)) throw new LoomError('DIRECTORY_OPERATION_INVALID', 'POST /directory/update/{hash} takes a sync_op whose prev is the head (a revoke goes to /directory/revoke/{hash})', { field: 'type' });
     if (step === 'revoke' && !isRevoke) throw new LoomError('DIRECTORY_OPERATION_INVALID', 'POST /directory/revoke/{hash} takes a sync_revoke', { field: 'type' });
-    let did: string;
-    if (suffix === null) {
-      // The genesis's identifier: the gate recomputes it and refuses a body that names another.
-      did = didFromGenesisHash(operationHash(directoryCall(() => parseOperation(operation))));
-    } else did = this.identity(suffix).did;
+    // A genesis's identifier derives from it (the gate recomputes it and refuses a body naming another).
+    const did = suffix === null ? didFromGenesisHash(operationHash(parsed)) : this.identity(suffix).did;
     const result = await this.deps.writer.appendAs(SYSTEM, {
       via: 'api',
       thread: DIRECTORY_THREAD,
