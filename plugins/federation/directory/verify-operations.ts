@@ -12,6 +12,15 @@
 import { DirectoryError, type DirectoryErrorCode } from './directory-error.js';
 import { admit, applyAdmitted, emptyDirectory } from './directory-state.js';
 import { renderDidDocument } from './render-did-document.js';
+import { operationHash, parseOperation } from './directory-operation.js';
+
+function hashIfParsed(value: unknown): string | null {
+  try {
+    return operationHash(parseOperation(value));
+  } catch {
+    return null;
+  }
+}
 
 export interface VerifyFailure {
   /** Index of the failing operation in the list (null: the export itself is malformed). */
@@ -51,8 +60,9 @@ export function verifyOperations(exported: unknown): VerifyResult {
     const { entries, did: claimedDid, state: claimedState } = entriesOf(exported);
     if (entries.length === 0) throw new DirectoryError('DIRECTORY_OPERATION_INVALID', 'no operations: a log starts with its genesis');
     for (index = 0; index < entries.length; index++) {
-      hash = null;
       const entry = entries[index]!;
+      // Named in a failure: the operation's own hash, when it parses at all.
+      hash = hashIfParsed(entry.operation);
       const admitted = admit(state, did, entry.operation);
       hash = admitted.hash;
       if (entry.hash !== undefined && entry.hash !== admitted.hash) throw new DirectoryError('DIRECTORY_OPERATION_INVALID', `hash: the operation hashes to ${admitted.hash}, the export says ${String(entry.hash)}`, 'hash');
