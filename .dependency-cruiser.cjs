@@ -18,6 +18,10 @@ const notTest = '\\.test\\.ts$|^test/|/fixtures/';
 const driver = 'storage/(?!contract/|compliance/)[^/]+/';
 /** The members plugin files the SDK recomputes run rows with (sdk/verify-run.ts): pure, records in, rows out. */
 const runRowCode = '^plugins/members/(evals/run-records|evals/run-index-fold|runs/run-row)\\.ts$';
+// ---- did:sync directory (issue 35) ----
+/** The directory's pure rules, which `loom directory verify|genesis|update|revoke` run offline (the server's gate and fold run the same files). */
+const directoryCode = '^plugins/federation/(directory/(directory-error|directory-operation|directory-state|render-did-document|verify-operations|operation-signer)|did-key|ed25519)\\.ts$';
+// ---- end did:sync directory ----
 
 module.exports = {
   forbidden: [
@@ -133,6 +137,15 @@ module.exports = {
       from: { path: '^plugins/folds/named/', pathNot: notTest },
       to: { path: '^(core/(?!records/|folds/)|plugins/(?!folds/named/)|storage/|openapi/|sdk/|command/)' },
     },
+    // ---- did:sync directory (issue 35) ----
+    {
+      name: 'directory-code-is-pure',
+      comment: 'The directory files the CLI runs offline see the record algebra, each other and node built-ins: no kernel, no other plugin code.',
+      severity: 'error',
+      from: { path: directoryCode, pathNot: notTest },
+      to: { path: '^(core/(?!records/)|plugins/|storage/|openapi/|sdk/|command/)', pathNot: directoryCode },
+    },
+    // ---- end did:sync directory ----
     {
       name: 'openapi-sees-the-plugin-contract',
       comment: 'openapi/ builds the document from the route catalogue; composing a server to emit it is server/openapi.',
@@ -152,7 +165,8 @@ module.exports = {
       comment: "The loom client reaches a server only through the SDK; of core it sees the record algebra; command/ is its declaration.",
       severity: 'error',
       from: { path: '^cli/', pathNot: notTest },
-      to: { path: '^(core/(?!records/)|plugins/|storage/|openapi/|server/)' },
+      // did:sync directory (issue 35): the CLI verifies and signs operations offline with the directory's own pure files.
+      to: { path: '^(core/(?!records/)|plugins/|storage/|openapi/|server/)', pathNot: directoryCode },
     },
     {
       name: 'nothing-imports-the-server',

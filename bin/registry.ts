@@ -63,6 +63,9 @@ export const COMMANDS: readonly CommandEntry[] = [
   // ---- federation handshake (issue 35) ----
   { name: 'federation', load: async () => (await import('../cli/commands/federation/federation.js')).federation },
   // ---- end federation handshake ----
+  // ---- did:sync directory (issue 35) ----
+  { name: 'directory', load: async () => (await import('../cli/commands/federation/directory.js')).directory },
+  // ---- end did:sync directory ----
 ];
 
 export function findCommand(name: string): CommandEntry | undefined {

@@ -117,7 +117,7 @@ describe('route coverage', () => {
   });
 
   it('the ingest gates and read policies of the reference server are in force, in order', () => {
-    expect(loom.engine.ingestor.gateNames()).to.deep.equal(['auth.credentials-thread', 'auth.reserved-kinds', 'auth.config-authority', 'auth.write-grains', 'auth.actor-claim', 'auth.grant-chain', 'rules.rule-config', 'fleet.control', 'rules.permission', 'trust.import', 'federation.consent-records', 'federation.control-records', 'members.registry', 'members.retired', 'members.eval-suite', 'members.eval-grade', 'members.memory', 'data-plane.node-records', 'work.run-openings', 'work.decisions']);
+    expect(loom.engine.ingestor.gateNames()).to.deep.equal(['auth.credentials-thread', 'auth.reserved-kinds', 'auth.config-authority', 'auth.write-grains', 'auth.actor-claim', 'auth.grant-chain', 'rules.rule-config', 'fleet.control', 'rules.permission', 'trust.import', 'federation.consent-records', 'federation.control-records', 'federation.directory-operations', 'members.registry', 'members.retired', 'members.eval-suite', 'members.eval-grade', 'members.memory', 'data-plane.node-records', 'work.run-openings', 'work.decisions']);
     expect(loom.engine.reader.policyNames()).to.deep.equal(['auth.read-grains', 'auth.sealed-credentials', 'federation.control-threads']);
   });
 });

@@ -161,6 +161,24 @@ export const ERROR_CATALOGUE = {
   // The initiator's side: the peer could not be reached, or answered something that does not verify.
   PAIR_HANDSHAKE_FAILED: { status: 502 },
   // ---- end federation handshake ----
+  // ---- did:sync directory (issue 35): plugins/federation/directory (docs/decisions.md) ----
+  // The directory is off (the directory_enabled configuration record): there is no directory here.
+  DIRECTORY_DISABLED: { status: 404 },
+  // Not an operation: field set, a field's syntax, a key that is not an Ed25519 did:key, the wrong route for its type.
+  DIRECTORY_OPERATION_INVALID: { status: 422 },
+  // The operation's canonical JSON is over the cap (4,096 bytes).
+  DIRECTORY_OPERATION_TOO_LARGE: { status: 413 },
+  // Signed by none of the identity's current rotation keys, or a signature that is not canonical base64.
+  DIRECTORY_SIGNATURE_INVALID: { status: 422 },
+  // prev is not the identity's current head: the chain never forks.
+  DIRECTORY_PREV_MISMATCH: { status: 409 },
+  DIRECTORY_HANDLE_TAKEN: { status: 409 },
+  DIRECTORY_DID_EXISTS: { status: 409 },
+  // The identity is revoked: terminal, its document is gone and nothing may follow.
+  DIRECTORY_REVOKED: { status: 410 },
+  DIRECTORY_DID_NOT_FOUND: { status: 404 },
+  DIRECTORY_HANDLE_NOT_FOUND: { status: 404 },
+  // ---- end did:sync directory ----
 } as const satisfies Record<string, { status: number; type?: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

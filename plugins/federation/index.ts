@@ -66,6 +66,9 @@ import { PairResponder } from './handshake/pair-responder.js';
 import { PairRevoker } from './handshake/pair-revoker.js';
 import { FEDERATION_PAIR_ROUTES } from './routes/federation-pair-routes.js';
 import { FEDERATION_PLUGIN, SyncService } from './sync-service.js';
+// ---- did:sync directory (issue 35) ----
+import { registerDirectory } from './directory/index.js';
+// ---- end did:sync directory ----
 
 export { LocalRecordsToken, type LocalRecords } from './local-records.js';
 export { InstanceKey } from './instance-key.js';
@@ -267,7 +270,9 @@ export function createFederationPlugin(hooks: FederationHooks) {
       // True only with the auth plugin: without it no token can be minted, and the manifest says so.
       scope.capability('federation.handshake', credentials() !== null);
       scope.capability('federation.relay', false);
-      scope.capability('federation.directory', false);
+      // ---- did:sync directory (issue 35): off unless the directory_enabled record says so; sets federation.directory ----
+      registerDirectory(scope, key.did);
+      // ---- end did:sync directory ----
     },
   });
 }
