@@ -161,6 +161,10 @@ export const ERROR_CATALOGUE = {
   // The initiator's side: the peer could not be reached, or answered something that does not verify.
   PAIR_HANDSHAKE_FAILED: { status: 502 },
   // ---- end federation handshake ----
+  // ---- federation pair lifecycle (issue 35, part 2) ----
+  // This side paused the pair: the peer's token reads nothing until it is resumed (reversible, unlike a revocation).
+  PAIR_PAUSED: { status: 409 },
+  // ---- end federation pair lifecycle ----
 } as const satisfies Record<string, { status: number; type?: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;
