@@ -91,6 +91,11 @@ describe('handshake bodies under a mutation fuzzer', function () {
     await fuzz(`/v1/federation/pair/${pairId}/poll`, () => signBody(foreign.key, { object: 'pair_poll', pair_id: pairId, initiator_did: foreign.key.did, responder_did: responderDid, nonce: newNonce(), created: new Date().toISOString() }), 1000);
   });
 
+  it('refuses every mutated token renewal with a typed error, writing nothing (no token minted)', async () => {
+    await fuzz(`/v1/federation/pair/${pairId}/renew`, () => signBody(foreign.key, { object: 'pair_token_renew', pair_id: pairId, from_did: foreign.key.did, to_did: responderDid, nonce: newNonce(), created: new Date().toISOString() }), 1000);
+    expect((await get(server.url, `/v1/federation/pairs/${pairId}`)).json.token_renewed_at).to.equal(null);
+  });
+
   it('refuses every mutated revoke notice with a typed error, writing nothing (the pair stays active)', async () => {
     await fuzz(`/v1/federation/pair/${pairId}/revoke`, () => signBody(foreign.key, { object: 'pair_revoke_notice', pair_id: pairId, from_did: foreign.key.did, to_did: responderDid, nonce: newNonce(), created: new Date().toISOString(), reason: 'fuzz' }), 1000);
     expect((await get(server.url, `/v1/federation/pairs/${pairId}`)).json.state).to.equal('active');
