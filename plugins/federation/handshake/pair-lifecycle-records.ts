@@ -15,7 +15,7 @@
  * the same whatever order two servers of a shared log wrote them in.
  */
 import { PAIR_MODES, type PairMode } from '../pair-records.js';
-import { issuedOf, type FederationPair } from './federation-pair-records.js';
+import { issuedOf, type FederationPair } from './federation-pair.js';
 
 export const LIFECYCLE_KIND = 'pair.lifecycle.v1';
 export type LifecycleStep = 'paused' | 'resumed' | 'degraded' | 'recovered' | 'settings' | 'peer_manifest_changed' | 'token_renewed' | 'token_retired';
