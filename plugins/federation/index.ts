@@ -153,8 +153,17 @@ export function createFederationPlugin(hooks: FederationHooks) {
       });
       const receiver = new RecordReceiver({ ingestor, origins, now });
       // A federation pair's health hears its sync pair's pulls (set up with the handshake below).
+      // and caps a federation pair's retry delay at its poll interval (hand-made sync pairs keep backoffMaxMs).
       let health: PairHealth | null = null;
-      const runners = new PairRunners(() => registry.state(), files, { receiver, options, log: scope.log, now, observe: (pairId, outcome) => health?.observe(pairId, outcome) });
+      let federationPairOf: (syncPairId: string) => boolean = () => false;
+      const runners = new PairRunners(() => registry.state(), files, {
+        receiver,
+        options,
+        log: scope.log,
+        now,
+        observe: (pairId, outcome) => health?.observe(pairId, outcome),
+        backoffCapMs: (entry) => (federationPairOf(entry.pair_id) ? entry.poll_interval_ms : null),
+      });
       scope.loop(runners);
       const sync = new SyncService({
         writer: resolve(scope.container, RecordWriterToken),
@@ -211,6 +220,7 @@ export function createFederationPlugin(hooks: FederationHooks) {
       bindValue(scope.container, LiveFeedsToken, feeds);
       const renewal = new TokenRenewal(handshake, runners);
       health = new PairHealth(handshake);
+      federationPairOf = (syncPairId) => pairLog.all().some((pair) => pair.sync_pair_id === syncPairId);
       bindValue(scope.container, PairLifecycleToken, new PairLifecycle(handshake, initiator, revoker));
       bindValue(scope.container, PeerContactToken, new PeerContact(handshake, runners));
       bindValue(scope.container, TokenRenewalToken, renewal);

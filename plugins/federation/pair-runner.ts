@@ -13,8 +13,8 @@
  * DID and this pair's own request; its records go through RecordReceiver,
  * stopping at the first refused one. The cursor is saved after each page
  * that was taken whole. Errors, and pulls that move nothing, back off
- * exponentially with jitter, never longer than the poll interval of a
- * `polling` or `on-demand` pair (the interval is its promise of latency);
+ * exponentially with jitter, up to `backoffMaxMs` or the lower cap the
+ * plugin gives (a federation pair's poll interval, its promise of latency);
  * after `failingAfterErrors` consecutive errors the pair reads `failing`
  * until a pull succeeds. `observe` hears every pull's outcome (a federation
  * pair's `degraded`, handshake/pair-health.ts).
@@ -37,6 +37,8 @@ export type PullOutcome = { readonly ok: true } | { readonly ok: false; readonly
 
 export interface PairRunnerDeps {
   readonly files: PairKeeping;
+  /** A lower ceiling for this pair's retry delay (a federation pair's poll interval); null: backoffMaxMs. */
+  readonly backoffCapMs?: (pair: PairEntry) => number | null;
   /** Hears each pull's outcome (called synchronously; must not throw). */
   readonly observe?: (pairId: string, outcome: PullOutcome) => void;
   readonly receiver: RecordReceiver;
@@ -172,7 +174,7 @@ export class PairRunner {
         if (this.retries >= this.deps.options.failingAfterErrors) this.state = 'failing';
         const { backoffBaseMs, backoffMaxMs } = this.deps.options;
         // Full jitter: a uniform delay up to the exponential ceiling, so pairs failing together do not retry together.
-        const cap = this.settings.mode === 'polling' || this.settings.mode === 'on-demand' ? Math.min(backoffMaxMs, this.settings.poll_interval_ms) : backoffMaxMs;
+        const cap = Math.min(backoffMaxMs, this.deps.backoffCapMs?.(this.settings) ?? backoffMaxMs);
         const ceiling = Math.min(cap, backoffBaseMs * 2 ** Math.min(this.retries - 1, 30));
         this.currentDelayMs = Math.round(ceiling / 2 + (Math.random() * ceiling) / 2);
         this.nextAttemptAt = this.deps.now() + this.currentDelayMs;

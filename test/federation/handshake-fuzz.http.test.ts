@@ -51,7 +51,8 @@ describe('handshake bodies under a mutation fuzzer', function () {
   const refusedBy = new Map<string, number>();
 
   before(async () => {
-    server = await startServer({ federation: { pairPosture: 'open' } });
+    // The foreign initiator's URL answers nothing: its pair must not turn degraded (a record) while the fuzzer counts writes.
+    server = await startServer({ federation: { pairPosture: 'open', failingAfterErrors: 1000 } });
     responderDid = (await get(server.url, '/health')).json.instance_did;
     foreign = foreignInitiator();
     const paired = await request(server.url, 'POST', '/v1/federation/pair', { json: foreign.request(responderDid) });
