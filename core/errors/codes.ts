@@ -179,6 +179,10 @@ export const ERROR_CATALOGUE = {
   DIRECTORY_DID_NOT_FOUND: { status: 404 },
   DIRECTORY_HANDLE_NOT_FOUND: { status: 404 },
   // ---- end did:sync directory ----
+  // ---- federation pair lifecycle (issue 35, part 2) ----
+  // This side paused the pair: the peer's token reads nothing until it is resumed (reversible, unlike a revocation).
+  PAIR_PAUSED: { status: 409 },
+  // ---- end federation pair lifecycle ----
 } as const satisfies Record<string, { status: number; type?: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

@@ -45,6 +45,14 @@ export const FederationOptions = Type.Object(
     pairReadScopes: Type.Array(Type.String({ pattern: '^(records:read|namespace:[a-z0-9][a-z0-9._/-]{0,200}:read|thread:th_[0-9a-f]{64}:read)$' }), { maxItems: 16, default: ['records:read'] }),
     /** How often the initiator polls a pair waiting for the peer operator's approval. @default 1000 */
     handshakePollMs: Type.Integer({ minimum: 50, maximum: 600_000, default: 1_000 }),
+    /** Poll interval of a federation pair in mode `polling` unless set per pair (spec §8: 5 minutes); also its backoff cap. @default 300000 */
+    pairPollIntervalMs: Type.Integer({ minimum: 10, maximum: 86_400_000, default: 300_000 }),
+    /** A pair request still `establishing` after this long is revoked (reason `expired`) on either side. @default 604800000 (7 days) */
+    pendingPairTtlMs: Type.Integer({ minimum: 1_000, maximum: 90 * 86_400_000, default: 7 * 86_400_000 }),
+    /** A held pair token is renewed when this much of its life is left (90-day tokens: at 83 days). @default 604800000 (7 days) */
+    tokenRenewLeadMs: Type.Integer({ minimum: 1_000, maximum: 89 * 86_400_000, default: 7 * 86_400_000 }),
+    /** How often tokens due for renewal are looked for; a failed renewal is retried at this pace. @default 60000 */
+    tokenCheckMs: Type.Integer({ minimum: 20, maximum: 86_400_000, default: 60_000 }),
   },
   { additionalProperties: false },
 );

@@ -56,7 +56,13 @@ import { federationPairsFold } from './handshake/federation-pair-records.js';
 import { CLOCK_WINDOW_MS } from './handshake/handshake-bodies.js';
 import { PAIR_TOKEN_TTL_MS } from './handshake/handshake-deps.js';
 import { HandshakeRefresher } from './handshake/handshake-refresher.js';
-import { LiveFeedsToken, PairInitiatorToken, PairLogToken, PairResponderToken, PairRevokerToken } from './handshake/handshake-tokens.js';
+import { LiveFeedsToken, PairInitiatorToken, PairLifecycleToken, PairLogToken, PairResponderToken, PairRevokerToken, PeerContactToken, TokenRenewalToken } from './handshake/handshake-tokens.js';
+import { PairHealth } from './handshake/pair-health.js';
+import { PairLifecycle } from './handshake/pair-lifecycle.js';
+import { PeerContact } from './handshake/peer-contact.js';
+import { TokenRenewal } from './handshake/token-renewal.js';
+import { TokenRenewer } from './handshake/token-renewer.js';
+import { FEDERATION_PAIR_LIFECYCLE_ROUTES } from './routes/federation-pair-lifecycle-routes.js';
 import { LiveFeeds } from './handshake/live-feeds.js';
 import { NonceStore } from './handshake/nonce-store.js';
 import { PairInitiator } from './handshake/pair-initiator.js';
@@ -149,7 +155,18 @@ export function createFederationPlugin(hooks: FederationHooks) {
         now,
       });
       const receiver = new RecordReceiver({ ingestor, origins, now });
-      const runners = new PairRunners(() => registry.state(), files, { receiver, options, log: scope.log, now });
+      // A federation pair's health hears its sync pair's pulls (set up with the handshake below).
+      // and caps a federation pair's retry delay at its poll interval (hand-made sync pairs keep backoffMaxMs).
+      let health: PairHealth | null = null;
+      let federationPairOf: (syncPairId: string) => boolean = () => false;
+      const runners = new PairRunners(() => registry.state(), files, {
+        receiver,
+        options,
+        log: scope.log,
+        now,
+        observe: (pairId, outcome) => health?.observe(pairId, outcome),
+        backoffCapMs: (entry) => (federationPairOf(entry.pair_id) ? entry.poll_interval_ms : null),
+      });
       scope.loop(runners);
       const sync = new SyncService({
         writer: resolve(scope.container, RecordWriterToken),
@@ -204,8 +221,16 @@ export function createFederationPlugin(hooks: FederationHooks) {
       bindValue(scope.container, PairResponderToken, responder);
       bindValue(scope.container, PairInitiatorToken, initiator);
       bindValue(scope.container, LiveFeedsToken, feeds);
-      scope.loop(new HandshakeRefresher(pairLog, initiator, options.handshakePollMs, scope.log));
+      const renewal = new TokenRenewal(handshake, runners);
+      health = new PairHealth(handshake);
+      federationPairOf = (syncPairId) => pairLog.all().some((pair) => pair.sync_pair_id === syncPairId);
+      bindValue(scope.container, PairLifecycleToken, new PairLifecycle(handshake, initiator, revoker));
+      bindValue(scope.container, PeerContactToken, new PeerContact(handshake, runners));
+      bindValue(scope.container, TokenRenewalToken, renewal);
+      scope.loop(new HandshakeRefresher(pairLog, initiator, revoker, { intervalMs: options.handshakePollMs, pendingTtlMs: options.pendingPairTtlMs, now }, scope.log));
+      scope.loop(new TokenRenewer(pairLog, renewal, { everyMs: options.tokenCheckMs, leadMs: options.tokenRenewLeadMs, now }, scope.log));
       for (const route of FEDERATION_PAIR_ROUTES) scope.route(route);
+      for (const route of FEDERATION_PAIR_LIFECYCLE_ROUTES) scope.route(route);
       scope.expose(FederationOptionsToken, options);
       scope.expose(ConsentGrantsToken, { inForce: () => consentState.state().inForce(now()) });
       for (const route of SYNC_ROUTES) {
@@ -241,6 +266,7 @@ export function createFederationPlugin(hooks: FederationHooks) {
         pair: { endpoint: at('/v1/federation/pair'), accepts_pair_requests: handshake.policy.accepts(), approval: handshake.policy.approval(), protocol: FEDERATION_PROTOCOL_VERSION },
         poll: at('/v1/federation/pair/{pair_id}/poll'),
         revoke_notice: at('/v1/federation/pair/{pair_id}/revoke'),
+        token_renewal: at('/v1/federation/pair/{pair_id}/renew'),
         clock_window_seconds: CLOCK_WINDOW_MS / 1000,
         token_ttl_seconds: PAIR_TOKEN_TTL_MS / 1000,
         signature: 'Ed25519 by the sender did:key over the canonical JSON of the body without sig',

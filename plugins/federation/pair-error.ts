@@ -26,7 +26,8 @@ export type PairErrorCode =
   | 'INTERNAL';
 
 export class PairError extends Error {
-  constructor(readonly code: PairErrorCode, message: string) {
+  /** The peer's HTTP status, for HTTP_4XX/HTTP_5XX (a 401 means the peer refuses this side's token). */
+  constructor(readonly code: PairErrorCode, message: string, readonly status: number | null = null) {
     super(message);
     this.name = 'PairError';
   }

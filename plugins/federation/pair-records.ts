@@ -7,10 +7,14 @@
 import type { LoomRecord } from '../../core/records/record.js';
 
 export const PAIR_KIND = 'core.sync.pair.v1';
-/** `kicked` changes nothing in the registry: it asks the server running the pair to pull now. */
-export type PairEvent = 'created' | 'paused' | 'resumed' | 'kicked' | 'deleted';
-export type PairMode = 'continuous' | 'longpoll' | 'polling';
-export const PAIR_MODES: readonly PairMode[] = ['continuous', 'longpoll', 'polling'];
+/**
+ * `kicked` changes nothing in the registry: it asks the server running the pair to pull now.
+ * `updated` changes the mode and poll interval (a federation pair's set-mode / set-poll-interval).
+ */
+export type PairEvent = 'created' | 'paused' | 'resumed' | 'kicked' | 'updated' | 'deleted';
+/** `on-demand` pulls once when the runner starts, then only when kicked (a federation pair's refresh). */
+export type PairMode = 'continuous' | 'longpoll' | 'polling' | 'on-demand';
+export const PAIR_MODES: readonly PairMode[] = ['continuous', 'longpoll', 'polling', 'on-demand'];
 
 export interface PairSettings {
   readonly pair_id: string;
@@ -43,6 +47,14 @@ export function applyPairRecord(pairs: Map<string, PairEntry>, record: LoomRecor
     case 'resumed': {
       const entry = pairs.get(id);
       if (entry) pairs.set(id, { ...entry, paused: body['event'] === 'paused' });
+      return;
+    }
+    case 'updated': {
+      const entry = pairs.get(id);
+      if (!entry) return;
+      const mode = (PAIR_MODES as readonly unknown[]).includes(body['mode']) ? (body['mode'] as PairMode) : entry.mode;
+      const interval = typeof body['poll_interval_ms'] === 'number' && Number.isInteger(body['poll_interval_ms']) && body['poll_interval_ms'] > 0 ? body['poll_interval_ms'] : entry.poll_interval_ms;
+      pairs.set(id, { ...entry, mode, poll_interval_ms: interval });
       return;
     }
     case 'deleted':

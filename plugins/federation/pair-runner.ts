@@ -8,12 +8,16 @@
  * - `continuous`: one SSE connection; each event is a signed page.
  * - `longpoll`: the peer holds each request until it has news (30 s).
  * - `polling`: a page at a time, sleeping `poll_interval_ms` when caught up.
+ * - `on-demand`: pages until caught up when started, then only on a kick.
  * Every page the peer client hands over has been verified against the peer
  * DID and this pair's own request; its records go through RecordReceiver,
  * stopping at the first refused one. The cursor is saved after each page
  * that was taken whole. Errors, and pulls that move nothing, back off
- * exponentially with jitter; after `failingAfterErrors` consecutive errors
- * the pair reads `failing` until a pull succeeds.
+ * exponentially with jitter, up to `backoffMaxMs` or the lower cap the
+ * plugin gives (a federation pair's poll interval, its promise of latency);
+ * after `failingAfterErrors` consecutive errors the pair reads `failing`
+ * until a pull succeeds. `observe` hears every pull's outcome (a federation
+ * pair's `degraded`, handshake/pair-health.ts).
  */
 import { SYSTEM } from '../../core/access/caller.js';
 import type { Logger } from '../../core/plugin/logger.js';
@@ -28,8 +32,15 @@ import { PairMetrics } from './sync-metrics.js';
 
 export type PairState = 'running' | 'failing' | 'paused';
 
+/** What a pull came to: the error and how many failed in a row, or a success. */
+export type PullOutcome = { readonly ok: true } | { readonly ok: false; readonly error: PairError; readonly retries: number; readonly nextAttemptAt: number };
+
 export interface PairRunnerDeps {
   readonly files: PairKeeping;
+  /** A lower ceiling for this pair's retry delay (a federation pair's poll interval); null: backoffMaxMs. */
+  readonly backoffCapMs?: (pair: PairEntry) => number | null;
+  /** Hears each pull's outcome (called synchronously; must not throw). */
+  readonly observe?: (pairId: string, outcome: PullOutcome) => void;
   readonly receiver: RecordReceiver;
   readonly options: FederationOptions;
   readonly log: Logger;
@@ -37,6 +48,8 @@ export interface PairRunnerDeps {
 }
 
 const MANIFEST_RECHECK_MS = 10 * 60_000;
+/** An on-demand pair sleeps until kicked; this only bounds one sleep. */
+const ON_DEMAND_WAIT_MS = 3_600_000;
 
 export class PairRunner {
   state: PairState;
@@ -51,6 +64,8 @@ export class PairRunner {
   private wake: (() => void) | null = null;
   private manifestCheckedAt = 0;
   private loop: Promise<void> | null = null;
+  /** The pull in flight was cut by `reconfigure`. */
+  private switching = false;
 
   constructor(private settings: PairEntry, private readonly deps: PairRunnerDeps) {
     this.state = settings.paused ? 'paused' : 'running';
@@ -97,6 +112,17 @@ export class PairRunner {
     this.wake?.();
   }
 
+  /** New mode or poll interval (an `updated` record): the pull in flight is cut and the loop goes on with them. */
+  reconfigure(entry: PairEntry): void {
+    const streaming = this.settings.mode === 'continuous' || this.settings.mode === 'longpoll';
+    this.settings = { ...entry, paused: this.settings.paused };
+    if (streaming) {
+      this.switching = true;
+      this.peer.abort();
+    }
+    this.wake?.();
+  }
+
   /** Pull now: ends a poll sleep or a backoff wait at once. */
   kick(): void {
     this.manifestCheckedAt = 0;
@@ -126,16 +152,21 @@ export class PairRunner {
       }
       try {
         const caughtUp = await this.pullOnce();
+        this.switching = false;
         this.retries = 0;
         this.currentDelayMs = 0;
         this.nextAttemptAt = null;
         if (!this.settings.paused) this.state = 'running';
+        this.deps.observe?.(this.settings.pair_id, { ok: true });
         if (caughtUp && this.settings.mode === 'polling' && !this.stopped) {
           this.nextAttemptAt = this.deps.now() + this.settings.poll_interval_ms;
           await this.sleep(this.settings.poll_interval_ms);
+        } else if (caughtUp && this.settings.mode === 'on-demand' && !this.stopped) {
+          await this.sleep(ON_DEMAND_WAIT_MS);
         }
       } catch (error) {
         if (this.stopped || this.settings.paused) continue;
+        if (this.reconfigured(error)) continue;
         const failure = pairErrorOf(error, false);
         this.retries++;
         this.metrics.recordError();
@@ -143,13 +174,22 @@ export class PairRunner {
         if (this.retries >= this.deps.options.failingAfterErrors) this.state = 'failing';
         const { backoffBaseMs, backoffMaxMs } = this.deps.options;
         // Full jitter: a uniform delay up to the exponential ceiling, so pairs failing together do not retry together.
-        const ceiling = Math.min(backoffMaxMs, backoffBaseMs * 2 ** Math.min(this.retries - 1, 30));
+        const cap = Math.min(backoffMaxMs, this.deps.backoffCapMs?.(this.settings) ?? backoffMaxMs);
+        const ceiling = Math.min(cap, backoffBaseMs * 2 ** Math.min(this.retries - 1, 30));
         this.currentDelayMs = Math.round(ceiling / 2 + (Math.random() * ceiling) / 2);
         this.nextAttemptAt = this.deps.now() + this.currentDelayMs;
+        this.deps.observe?.(this.settings.pair_id, { ok: false, error: failure, retries: this.retries, nextAttemptAt: this.nextAttemptAt });
         this.deps.log.log('warn', 'sync pair pull failed', { pair_id: this.settings.pair_id, code: failure.code, message: failure.message, retry_in_ms: this.currentDelayMs });
         await this.sleep(this.currentDelayMs);
       }
     }
+  }
+
+  /** A pull cut because the mode changed under it is no failure. */
+  private reconfigured(_error: unknown): boolean {
+    const cut = this.switching;
+    this.switching = false;
+    return cut;
   }
 
   private token(): string {
@@ -225,6 +265,7 @@ export class PairRunner {
         await this.storePage(page);
         if (!this.settings.paused) this.state = 'running';
         this.retries = 0;
+        this.deps.observe?.(this.settings.pair_id, { ok: true });
       });
     } catch (error) {
       if (this.stopped || this.settings.paused) return;

@@ -4,7 +4,7 @@
  * the old one stops or dies. It keeps one PairRunner per pair of the registry
  * fold, started after the pair's secret and cursor were read from their home
  * (PairKeeping). Lifecycle records reach it through the log whichever server
- * wrote them: `paused`/`resumed`/`kicked` act on the runner at once,
+ * wrote them: `paused`/`resumed`/`kicked`/`updated` act on the runner at once,
  * `created`/`deleted` start or stop one.
  */
 import type { EngineLoop } from '../../core/engine/engine-loop.js';
@@ -63,7 +63,9 @@ export class PairRunners implements EngineLoop {
       const runner = this.runners.get(body['pair_id']);
       const entry = this.registry().get(body['pair_id']);
       if (body['event'] === 'kicked') runner?.kick();
-      else if (runner && entry && entry.paused !== runner.pair.paused) {
+      else if (body['event'] === 'updated') {
+        if (runner && entry) runner.reconfigure(entry);
+      } else if (runner && entry && entry.paused !== runner.pair.paused) {
         if (entry.paused) runner.pause();
         else runner.resume();
       } else changed = true;

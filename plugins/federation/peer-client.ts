@@ -81,7 +81,7 @@ export class PeerClient {
   private httpError(status: number, body: unknown, what: string): PairError {
     const envelope = body as { code?: unknown; message?: unknown } | null;
     const detail = envelope && typeof envelope.code === 'string' ? `${envelope.code}: ${String(envelope.message)}` : `HTTP ${status}`;
-    return new PairError(status >= 500 ? 'HTTP_5XX' : 'HTTP_4XX', `${what} answered ${status} (${detail})`);
+    return new PairError(status >= 500 ? 'HTTP_5XX' : 'HTTP_4XX', `${what} answered ${status} (${detail})`, status);
   }
 
   /** Verifies the peer's manifest at `now`, and its domain's DID document when the domain serves one. */

@@ -219,6 +219,20 @@ export class SyncService {
     return this.get(id);
   }
 
+  /** A new mode or poll interval; the runner takes it at once (pair-runners.ts). */
+  async update(caller: Caller, id: string, change: { readonly mode?: PairMode; readonly poll_interval_ms?: number }): Promise<ReturnType<SyncService['view']>> {
+    const entry = this.entry(id);
+    const mode = change.mode ?? entry.mode;
+    const interval = change.poll_interval_ms ?? entry.poll_interval_ms;
+    if (mode !== entry.mode || interval !== entry.poll_interval_ms) await this.writeLifecycle(caller, { event: 'updated', pair_id: id, mode, poll_interval_ms: interval });
+    return this.get(id);
+  }
+
+  /** The live view of a pair when it exists (a federation pair's status), null otherwise. */
+  async find(id: string): Promise<ReturnType<SyncService['view']> | null> {
+    return this.deps.registry().has(id) ? this.get(id) : null;
+  }
+
   async kick(caller: Caller, id: string): Promise<ReturnType<SyncService['view']>> {
     const entry = this.entry(id);
     const runner = this.deps.runners.runner(id);

@@ -51,7 +51,8 @@ describe('handshake bodies under a mutation fuzzer', function () {
   const refusedBy = new Map<string, number>();
 
   before(async () => {
-    server = await startServer({ federation: { pairPosture: 'open' } });
+    // The foreign initiator's URL answers nothing: its pair must not turn degraded (a record) while the fuzzer counts writes.
+    server = await startServer({ federation: { pairPosture: 'open', failingAfterErrors: 1000 } });
     responderDid = (await get(server.url, '/health')).json.instance_did;
     foreign = foreignInitiator();
     const paired = await request(server.url, 'POST', '/v1/federation/pair', { json: foreign.request(responderDid) });
@@ -89,6 +90,11 @@ describe('handshake bodies under a mutation fuzzer', function () {
 
   it('refuses every mutated poll with a typed error, writing nothing', async () => {
     await fuzz(`/v1/federation/pair/${pairId}/poll`, () => signBody(foreign.key, { object: 'pair_poll', pair_id: pairId, initiator_did: foreign.key.did, responder_did: responderDid, nonce: newNonce(), created: new Date().toISOString() }), 1000);
+  });
+
+  it('refuses every mutated token renewal with a typed error, writing nothing (no token minted)', async () => {
+    await fuzz(`/v1/federation/pair/${pairId}/renew`, () => signBody(foreign.key, { object: 'pair_token_renew', pair_id: pairId, from_did: foreign.key.did, to_did: responderDid, nonce: newNonce(), created: new Date().toISOString() }), 1000);
+    expect((await get(server.url, `/v1/federation/pairs/${pairId}`)).json.token_renewed_at).to.equal(null);
   });
 
   it('refuses every mutated revoke notice with a typed error, writing nothing (the pair stays active)', async () => {

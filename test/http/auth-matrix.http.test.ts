@@ -41,6 +41,9 @@ const EXEMPT = new Set([
   'POST /v1/federation/pair/{id}/poll',
   'POST /v1/federation/pair/{id}/revoke',
   // ---- end federation handshake ----
+  // ---- federation pair lifecycle (issue 35, part 2): the token renewal, signed by the pinned peer DID like the poll ----
+  'POST /v1/federation/pair/{id}/renew',
+  // ---- end federation pair lifecycle ----
 ]);
 const EXEMPT_WHEN_PRESENT = new Set<string>();
 

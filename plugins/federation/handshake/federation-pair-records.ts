@@ -5,6 +5,8 @@
  *   the peer's verified manifest, the token this side issued if any),
  *   `approved` (responder: by whom, the token it issued), `active` (tokens
  *   exchanged, the sync pair pulling the peer exists);
+ * - `pair.lifecycle.v1` (pair-lifecycle-records.ts): paused, resumed, degraded,
+ *   recovered, settings, peer_manifest_changed, token_renewed, token_retired;
  * - `pair.revoke.v1` (spec §6): terminal, with the accounts whose tokens died.
  * The fold below is the pair table and the set of request nonces seen, so a
  * replayed request is refused after a restart too. Never a plaintext token.
@@ -13,42 +15,13 @@ import type { Fold } from '../../../core/folds/fold.js';
 import type { LoomRecord } from '../../../core/records/record.js';
 import { TH_FEDERATION_PAIRS } from '../../../core/records/reserved-threads.js';
 import type { PairMode } from '../pair-records.js';
+import { issuedOf, type FederationPair, type IssuedToken } from './federation-pair.js';
+import { applyLifecycleRecord, LIFECYCLE_KIND } from './pair-lifecycle-records.js';
 
 export const HANDSHAKE_KIND = 'pair.handshake.v1';
 export const REVOKE_KIND = 'pair.revoke.v1';
 
-export type FederationPairState = 'establishing' | 'active' | 'revoked';
-export type PairRole = 'initiator' | 'responder';
-
-export interface IssuedToken {
-  readonly service_account_id: string;
-  readonly token_id: string;
-  readonly expires_at: string;
-}
-
-export interface FederationPair {
-  readonly pair_id: string;
-  readonly role: PairRole;
-  readonly peer_did: string;
-  readonly peer_url: string;
-  readonly mode: PairMode;
-  readonly nonce: string;
-  readonly sync_pair_id: string;
-  readonly peer_manifest: Record<string, unknown>;
-  state: FederationPairState;
-  /** The token this side minted for the peer (hash id and account only). */
-  issued: IssuedToken | null;
-  scopes: readonly string[];
-  /** When the token the peer minted for this side expires. */
-  held_token_expires_at: string | null;
-  readonly requested_at: string;
-  approved_at: string | null;
-  approved_by: string | null;
-  active_at: string | null;
-  revoked_at: string | null;
-  revoked_by: 'local' | 'peer' | null;
-  revoked_reason: string | null;
-}
+export type { FederationPair, FederationPairState, IssuedToken, PairFailure, PairRole } from './federation-pair.js';
 
 export interface FederationPairTable {
   readonly pairs: Map<string, FederationPair>;
@@ -58,21 +31,16 @@ export interface FederationPairTable {
 
 const str = (value: unknown): string | null => (typeof value === 'string' ? value : null);
 
-function issuedOf(value: unknown): IssuedToken | null {
-  if (typeof value !== 'object' || value === null) return null;
-  const v = value as Record<string, unknown>;
-  const sa = str(v['service_account_id']);
-  const id = str(v['token_id']);
-  const exp = str(v['expires_at']);
-  return sa && id && exp ? { service_account_id: sa, token_id: id, expires_at: exp } : null;
-}
-
 export function applyFederationPairRecord(table: FederationPairTable, record: LoomRecord): void {
   const body = record.body as Record<string, unknown>;
   const id = str(body['pair_id']);
   if (!id) return;
   const at = str(body['at']);
   const pair = table.pairs.get(id);
+  if (body['kind'] === LIFECYCLE_KIND) {
+    if (pair && at) applyLifecycleRecord(pair, body, at);
+    return;
+  }
   if (body['kind'] === REVOKE_KIND) {
     if (!pair || pair.state === 'revoked') return;
     pair.state = 'revoked';
@@ -97,11 +65,18 @@ export function applyFederationPairRecord(table: FederationPairTable, record: Lo
         peer_did: peerDid,
         peer_url: peerUrl,
         mode: (str(body['mode']) ?? 'continuous') as PairMode,
+        poll_interval_ms: typeof body['poll_interval_ms'] === 'number' ? body['poll_interval_ms'] : null,
         nonce,
         sync_pair_id: syncPairId,
         peer_manifest: (typeof body['peer_manifest'] === 'object' && body['peer_manifest'] !== null ? body['peer_manifest'] : {}) as Record<string, unknown>,
+        peer_manifest_changed_at: null,
         state: 'establishing',
         issued: issuedOf(body['issued']),
+        previous_issued: null,
+        paused_at: null,
+        degraded_at: null,
+        last_error: null,
+        token_renewed_at: null,
         scopes: Array.isArray(body['scopes']) ? (body['scopes'] as string[]) : [],
         held_token_expires_at: null,
         requested_at: at,
@@ -133,7 +108,7 @@ export function applyFederationPairRecord(table: FederationPairTable, record: Lo
 export const federationPairsFold: Fold<FederationPairTable, unknown[]> = {
   name: 'federation_handshake_pairs',
   scope: 'global',
-  description: 'Federation pairs made by the handshake (th_federation_pairs): role, peer, state establishing/active/revoked, issued token ids, the peer manifest snapshot; never a token.',
+  description: 'Federation pairs made by the handshake (th_federation_pairs): role, peer, state establishing/active/paused/degraded/revoked, mode, issued token ids, the peer manifest snapshot; never a token.',
   threads: [TH_FEDERATION_PAIRS],
   initial: () => ({ pairs: new Map(), nonces: new Set() }),
   apply(state, input) {
@@ -143,8 +118,20 @@ export const federationPairsFold: Fold<FederationPairTable, unknown[]> = {
   value: (state) => [...state.pairs.values()].map((pair) => federationPairView(pair)),
 };
 
+/** What the pair's sync pair reports live (its runner): null before the pair is active, or after it is revoked. */
+export interface PairLiveStatus {
+  readonly retries: number;
+  readonly last_error: { readonly code: string; readonly message: string; readonly at: string } | null;
+  readonly next_attempt_at: string | null;
+  readonly last_sync_at: string | null;
+  readonly cursor: string | null;
+  readonly poll_interval_ms: number;
+}
+
+const tokenView = (t: IssuedToken | null) => (t ? { service_account_id: t.service_account_id, token_id_prefix: t.token_id.slice(0, 12), expires_at: t.expires_at } : null);
+
 /** The operator view (GET /v1/federation/pairs): token ids shortened, never a bearer. */
-export function federationPairView(pair: FederationPair) {
+export function federationPairView(pair: FederationPair, live: PairLiveStatus | null = null) {
   return {
     object: 'federation_pair' as const,
     pair_id: pair.pair_id,
@@ -155,9 +142,21 @@ export function federationPairView(pair: FederationPair) {
     mode: pair.mode,
     sync_pair_id: pair.sync_pair_id,
     scopes: [...pair.scopes],
-    issued_token: pair.issued ? { service_account_id: pair.issued.service_account_id, token_id_prefix: pair.issued.token_id.slice(0, 12), expires_at: pair.issued.expires_at } : null,
+    poll_interval_ms: live?.poll_interval_ms ?? pair.poll_interval_ms,
+    issued_token: tokenView(pair.issued),
+    previous_issued_token: tokenView(pair.previous_issued),
     held_token_expires_at: pair.held_token_expires_at,
+    token_renewed_at: pair.token_renewed_at,
+    // The live error while pulls fail; the recorded one that made the pair degraded otherwise.
+    last_error: live?.last_error && live.retries > 0 ? live.last_error : pair.last_error,
+    retries: live?.retries ?? 0,
+    next_retry_at: live && live.retries > 0 ? live.next_attempt_at : null,
+    last_sync_at: live?.last_sync_at ?? null,
+    last_sync_cursor: live?.cursor ?? null,
+    paused_at: pair.paused_at,
+    degraded_at: pair.degraded_at,
     peer_manifest: pair.peer_manifest,
+    peer_manifest_changed_at: pair.peer_manifest_changed_at,
     requested_at: pair.requested_at,
     approved_at: pair.approved_at,
     approved_by: pair.approved_by,

@@ -30,6 +30,8 @@ type Spec = Readonly<Record<string, Field>>;
 const REQUEST: Spec = { object: 'object_kind', protocol: 'text', initiator_did: 'did', initiator_url: 'url', initiator_manifest: 'object', responder_did: 'did', nonce: 'nonce', created: 'iso', mode: 'mode', token: 'bearer', token_expires_at: 'iso', sig: 'text' };
 const ANSWER: Spec = { object: 'object_kind', pair_id: 'pair_id', state: 'state', initiator_did: 'did', responder_did: 'did', nonce: 'nonce', created: 'iso', token: 'bearer?', token_expires_at: 'iso?', scopes: 'scopes', sig: 'text' };
 const POLL: Spec = { object: 'object_kind', pair_id: 'pair_id', initiator_did: 'did', responder_did: 'did', nonce: 'nonce', created: 'iso', sig: 'text' };
+const RENEW: Spec = { object: 'object_kind', pair_id: 'pair_id', from_did: 'did', to_did: 'did', nonce: 'nonce', created: 'iso', sig: 'text' };
+const RENEWED: Spec = { object: 'object_kind', pair_id: 'pair_id', from_did: 'did', to_did: 'did', nonce: 'nonce', created: 'iso', token: 'bearer', token_expires_at: 'iso', sig: 'text' };
 const NOTICE: Spec = { object: 'object_kind', pair_id: 'pair_id', from_did: 'did', to_did: 'did', nonce: 'nonce', created: 'iso', reason: 'text', sig: 'text' };
 
 export interface PairRequestBody {
@@ -73,6 +75,30 @@ export interface PairPollBody {
   readonly responder_did: string;
   readonly nonce: string;
   readonly created: string;
+  readonly sig: string;
+}
+
+/** The holder of a pair token asks its issuer (the peer) for a new one before it expires. */
+export interface TokenRenewBody {
+  readonly object: 'pair_token_renew';
+  readonly pair_id: string;
+  readonly from_did: string;
+  readonly to_did: string;
+  readonly nonce: string;
+  readonly created: string;
+  readonly sig: string;
+}
+
+/** The issuer's signed answer: the new token (bound to the renewal by its nonce). */
+export interface TokenRenewedBody {
+  readonly object: 'pair_token';
+  readonly pair_id: string;
+  readonly from_did: string;
+  readonly to_did: string;
+  readonly nonce: string;
+  readonly created: string;
+  readonly token: string;
+  readonly token_expires_at: string;
   readonly sig: string;
 }
 
@@ -135,6 +161,8 @@ function readBody<T>(value: unknown, objectName: string, spec: Spec): T {
 export const readPairRequest = (value: unknown) => readBody<PairRequestBody>(value, 'pair_request', REQUEST);
 export const readPairAnswer = (value: unknown) => readBody<PairAnswerBody>(value, 'pair_answer', ANSWER);
 export const readPairPoll = (value: unknown) => readBody<PairPollBody>(value, 'pair_poll', POLL);
+export const readTokenRenew = (value: unknown) => readBody<TokenRenewBody>(value, 'pair_token_renew', RENEW);
+export const readTokenRenewed = (value: unknown) => readBody<TokenRenewedBody>(value, 'pair_token', RENEWED);
 export const readRevokeNotice = (value: unknown) => readBody<RevokeNoticeBody>(value, 'pair_revoke_notice', NOTICE);
 
 /** Signs a body (everything in it becomes covered) and returns it with `sig`. */

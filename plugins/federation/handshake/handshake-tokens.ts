@@ -10,3 +10,6 @@ export const PairInitiatorToken = token<PairInitiator>('federation.PairInitiator
 export const PairRevokerToken = token<PairRevoker>('federation.PairRevoker');
 export const PairLogToken = token<PairLog>('federation.PairLog');
 export const LiveFeedsToken = token<import('./live-feeds.js').LiveFeeds>('federation.LiveFeeds');
+export const PeerContactToken = token<import('./peer-contact.js').PeerContact>('federation.PeerContact');
+export const PairLifecycleToken = token<import('./pair-lifecycle.js').PairLifecycle>('federation.PairLifecycle');
+export const TokenRenewalToken = token<import('./token-renewal.js').TokenRenewal>('federation.TokenRenewal');

@@ -17,13 +17,11 @@ import type { JsonObject } from '../../../core/records/json.js';
 import { FEDERATION_PROTOCOL_VERSION } from '../config.js';
 import { verifyManifest } from '../manifest.js';
 import type { PairMode } from '../pair-records.js';
-import { parsePeerJson } from '../peer-json.js';
 import { HANDSHAKE_KIND, type FederationPair } from './federation-pair-records.js';
 import { newNonce, pairIdOf, readPairAnswer, requireSignature, signBody, syncPairIdOf, type PairAnswerBody } from './handshake-bodies.js';
 import { PAIR_TOKEN_TTL_MS, type HandshakeDeps } from './handshake-deps.js';
+import { exchange } from './peer-exchange.js';
 import type { PairRevoker } from './pair-revoker.js';
-
-const TIMEOUT_MS = 10_000;
 
 export interface InitiateInput {
   /** The peer's base URL. */
@@ -31,28 +29,13 @@ export interface InitiateInput {
   /** Where the peer reaches this instance. */
   readonly selfUrl: string;
   readonly mode: PairMode;
+  /** The poll interval of mode polling; null: the instance's pairPollIntervalMs. */
+  readonly pollIntervalMs?: number | null;
   /** Who asked (a DID). */
   readonly by: string;
 }
 
 const failed = (message: string) => new LoomError('PAIR_HANDSHAKE_FAILED', message);
-
-async function exchange(url: string, init: RequestInit): Promise<{ status: number; body: unknown }> {
-  let answer: Response;
-  try {
-    answer = await fetch(url, { ...init, signal: AbortSignal.timeout(TIMEOUT_MS) });
-  } catch (error) {
-    throw failed(`${new URL(url).pathname} on the peer could not be reached (${(error as { cause?: { code?: string } })?.cause?.code ?? (error as Error)?.name})`);
-  }
-  const text = await answer.text();
-  let body: unknown = null;
-  try {
-    body = text.length > 0 ? parsePeerJson(text, `the peer's answer to ${new URL(url).pathname}`) : null;
-  } catch {
-    body = null;
-  }
-  return { status: answer.status, body };
-}
 
 export class PairInitiator {
   constructor(
@@ -87,6 +70,7 @@ export class PairInitiator {
       peer_did: verdict.did,
       peer_url: base,
       mode: input.mode,
+      ...(input.pollIntervalMs ? { poll_interval_ms: input.pollIntervalMs } : {}),
       nonce,
       sync_pair_id: syncPairIdOf(pairId),
       peer_manifest: manifest as JsonObject,
@@ -158,7 +142,7 @@ export class PairInitiator {
     return log.exclusive(async () => {
       const pair = log.get(pairId);
       if (pair.state !== 'establishing') return pair;
-      await sync.create(SYSTEM, { pair_id: pair.sync_pair_id, peer_did: pair.peer_did, peer_url: pair.peer_url, mode: pair.mode, peer_token: answer.token! });
+      await sync.create(SYSTEM, { pair_id: pair.sync_pair_id, peer_did: pair.peer_did, peer_url: pair.peer_url, mode: pair.mode, poll_interval_ms: pair.poll_interval_ms ?? this.deps.options.pairPollIntervalMs, peer_token: answer.token! });
       await log.write({ kind: HANDSHAKE_KIND, step: 'active', pair_id: pairId, held_token_expires_at: answer.token_expires_at });
       return log.get(pairId);
     });

@@ -24,6 +24,8 @@ import type { PairRevoker } from './pair-revoker.js';
 
 export type Answer = { status: 200 | 202; body: PairAnswerBody };
 
+const answerState = (pair: FederationPair): 'active' | 'establishing' | 'revoked' => (pair.state === 'establishing' || pair.state === 'revoked' ? pair.state : 'active');
+
 export class PairResponder {
   constructor(
     private readonly deps: HandshakeDeps,
@@ -31,7 +33,8 @@ export class PairResponder {
   ) {}
 
   private answer(pair: FederationPair, nonce: string, token: { bearer: string; expires_at: string } | null): PairAnswerBody {
-    const state = pair.state;
+    // Paused and degraded are this side's business: to the initiator the pair is active.
+    const state = answerState(pair);
     return signBody(this.deps.key, {
       object: 'pair_answer' as const,
       pair_id: pair.pair_id,
@@ -117,7 +120,7 @@ export class PairResponder {
       await log.write({ kind: HANDSHAKE_KIND, step: 'approved', pair_id: pair.pair_id, by, scopes, issued: { service_account_id: issued.service_account_id, token_id: issued.token_id, expires_at: issued.expires_at } });
       await files.setSecret(pair.pair_id, `${issued.expires_at} ${issued.bearer}`);
       sync.ensureRoom();
-      await sync.create(SYSTEM, { pair_id: pair.sync_pair_id, peer_did: pair.peer_did, peer_url: pair.peer_url, mode: pair.mode, peer_token: held });
+      await sync.create(SYSTEM, { pair_id: pair.sync_pair_id, peer_did: pair.peer_did, peer_url: pair.peer_url, mode: pair.mode, poll_interval_ms: pair.poll_interval_ms ?? this.deps.options.pairPollIntervalMs, peer_token: held });
       await log.write({ kind: HANDSHAKE_KIND, step: 'active', pair_id: pair.pair_id, held_token_expires_at: heldExpiresAt ?? pair.held_token_expires_at });
     } catch (error) {
       await issuer.revoke(issued.service_account_id, `federation pair ${pair.pair_id}: activation failed`);
@@ -141,7 +144,7 @@ export class PairResponder {
     nonces.claim(poll.nonce);
     requireFresh(poll.created, now());
     let token: { bearer: string; expires_at: string } | null = null;
-    if (pair.state === 'active') {
+    if (answerState(pair) === 'active') {
       await files.refresh(pairId);
       const kept = files.secret(pairId);
       if (kept) {

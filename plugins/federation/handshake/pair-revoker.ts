@@ -38,18 +38,20 @@ export class PairRevoker {
     });
     const pair = log.get(pairId);
     if (!revokedNow || !input.notify || input.side !== 'local') return { pair, peer_notified: null };
-    return { pair, peer_notified: await this.notifyPeer(pair, input.reason) };
+    return { pair, peer_notified: await this.notify(pair, input.reason) };
   }
 
   /** The revocation itself, inside the pair log's exclusive section. */
   async kill(pair: FederationPair, input: { side: 'local' | 'peer'; reason: string; by: string }): Promise<void> {
     const { credentials, feeds, log, sync, files } = this.deps;
     const accounts: string[] = [];
-    if (pair.issued) {
+    // A renewed token's predecessor may still be alive (the peer had not used the new one yet).
+    for (const issued of [pair.issued, pair.previous_issued]) {
+      if (!issued) continue;
       const issuer = credentials();
-      if (issuer) await issuer.revoke(pair.issued.service_account_id, `federation pair ${pair.pair_id} revoked (${input.side})`);
-      feeds.cut(pair.issued.service_account_id);
-      accounts.push(pair.issued.service_account_id);
+      if (issuer) await issuer.revoke(issued.service_account_id, `federation pair ${pair.pair_id} revoked (${input.side})`);
+      feeds.cut(issued.service_account_id);
+      accounts.push(issued.service_account_id);
     }
     await log.write({ kind: REVOKE_KIND, pair_id: pair.pair_id, peer_did: pair.peer_did, side: input.side, reason: input.reason.slice(0, 512), by: input.by, tokens_revoked: accounts } as JsonObject);
     await sync.removeIfPresent(SYSTEM, pair.sync_pair_id);
@@ -57,7 +59,8 @@ export class PairRevoker {
     await files.setSecret(pair.pair_id, null);
   }
 
-  private async notifyPeer(pair: FederationPair, reason: string): Promise<boolean> {
+  /** Sends the signed revoke notice (again, for `notify-revoke`); true when the peer acknowledged it. */
+  async notify(pair: FederationPair, reason: string): Promise<boolean> {
     const body = signBody(this.deps.key, {
       object: 'pair_revoke_notice' as const,
       pair_id: pair.pair_id,

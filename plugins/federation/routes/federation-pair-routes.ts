@@ -10,7 +10,7 @@ import { Reply } from '../../../core/plugin/reply.js';
 import { defineRoute } from '../../../core/plugin/route.js';
 import { FederationOptionsToken } from '../federation-token.js';
 import { federationPairView } from '../handshake/federation-pair-records.js';
-import { PairInitiatorToken, PairLogToken, PairResponderToken, PairRevokerToken } from '../handshake/handshake-tokens.js';
+import { PairInitiatorToken, PairLifecycleToken, PairLogToken, PairResponderToken, PairRevokerToken } from '../handshake/handshake-tokens.js';
 import { CreateFederationPairBody, FederationPairIdParams, FederationPairSchema, PairAnswerSchema, PairPollSchema, PairRequestSchema, RevokeNoticeSchema } from './handshake-schemas.js';
 
 const HANDSHAKE_REFUSALS = ['INVALID_SHAPE', 'PAIR_SIGNATURE_INVALID', 'PAIR_REQUEST_STALE', 'PAIR_NONCE_REPLAYED', 'PAIR_MISDIRECTED'] as const;
@@ -85,7 +85,7 @@ export const createFederationPair = defineRoute({
   inject: { initiator: PairInitiatorToken, options: FederationOptionsToken },
   handler: async ({ body, headers, caller }, { initiator, options }) => {
     const selfUrl = body.self_url ?? options.baseUrl ?? `http://${headers['host'] ?? '127.0.0.1'}`;
-    const pair = await initiator.pair({ url: body.url, selfUrl, mode: body.mode ?? 'continuous', by: actingDid(caller) });
+    const pair = await initiator.pair({ url: body.url, selfUrl, mode: body.mode ?? 'polling', pollIntervalMs: body.poll_interval_ms ?? null, by: actingDid(caller) });
     return Reply.json(pair.state === 'active' ? 201 : 202, federationPairView(pair));
   },
 });
@@ -99,22 +99,22 @@ export const listFederationPairs = defineRoute({
   auth: { scope: 'federation:manage' },
   responses: { 200: { description: 'Every pair.', schema: Type.Object({ object: Type.Literal('list'), data: Type.Array(FederationPairSchema) }, { $id: 'FederationPairList' }) } },
   errors: [],
-  inject: { log: PairLogToken },
-  handler: (_input, { log }) => ({ object: 'list' as const, data: log.all().map(federationPairView) }),
+  inject: { log: PairLogToken, lifecycle: PairLifecycleToken },
+  handler: async (_input, { log, lifecycle }) => ({ object: 'list' as const, data: await Promise.all(log.all().map((pair) => lifecycle.view(pair))) }),
 });
 
 export const getFederationPair = defineRoute({
   operationId: 'getFederationPair',
   method: 'GET',
   path: '/v1/federation/pairs/{id}',
-  summary: 'One federation pair',
+  summary: 'One federation pair: its state, mode, tokens, and while pulls fail last_error and next_retry_at',
   tags: ['federation'],
   auth: { scope: 'federation:manage' },
   request: { params: FederationPairIdParams },
   responses: { 200: { description: 'The pair.', schema: FederationPairSchema } },
   errors: ['PAIR_NOT_FOUND'],
-  inject: { log: PairLogToken },
-  handler: ({ params }, { log }) => federationPairView(log.get(params.id)),
+  inject: { log: PairLogToken, lifecycle: PairLifecycleToken },
+  handler: ({ params }, { log, lifecycle }) => lifecycle.view(log.get(params.id)),
 });
 
 export const approveFederationPair = defineRoute({

@@ -10,7 +10,7 @@ import { decodeFeedCursor } from '../feed-cursor.js';
 import { FederationOptionsToken, SyncServiceToken } from '../federation-token.js';
 import { SyncPageSchema } from './schemas.js';
 import { serviceAccountOf } from '../../auth/index.js';
-import { LiveFeedsToken } from '../handshake/handshake-tokens.js';
+import { LiveFeedsToken, PeerContactToken } from '../handshake/handshake-tokens.js';
 
 export const getSyncChanges = defineRoute({
   operationId: 'getSyncChanges',
@@ -22,6 +22,7 @@ export const getSyncChanges = defineRoute({
     'same namespace unchanged, otherwise the projection at the granted hash level, no grant withheld. Control threads never leave the instance. ' +
     '`feed=normal` answers at once, `longpoll` holds up to 30 s for news, `continuous` streams text/event-stream (needs federation:subscribe): ' +
     'events `changes` and, while idle, `heartbeat`, each a signed page whose event id is its next_cursor (resume with Last-Event-ID). ' +
+    'A bearer minted for a federation pair that is paused here is refused 409 PAIR_PAUSED. ' +
     'next_cursor always moves past what was examined, withheld or not. Every page is signed over its records whole (judged_by included) and over ' +
     '`request`, the request it answers (since, target_namespace, thread), so a reader can refuse a page replayed or served in place of another.',
   tags: ['federation'],
@@ -39,9 +40,11 @@ export const getSyncChanges = defineRoute({
     ),
   },
   responses: { 200: { description: 'A signed page (or, with feed=continuous, an event stream of them).', schema: SyncPageSchema } },
-  errors: ['INVALID_SHAPE', 'INVALID_CURSOR', 'AUTH_REQUIRED'],
-  inject: { sync: SyncServiceToken, options: FederationOptionsToken, feeds: LiveFeedsToken },
-  handler: async ({ query, headers, caller, signal: requestSignal }, { sync, options, feeds }) => {
+  errors: ['INVALID_SHAPE', 'INVALID_CURSOR', 'AUTH_REQUIRED', 'PAIR_PAUSED'],
+  inject: { sync: SyncServiceToken, options: FederationOptionsToken, feeds: LiveFeedsToken, contact: PeerContactToken },
+  handler: async ({ query, headers, caller, signal: requestSignal }, { sync, options, feeds, contact }) => {
+    // A federation pair's peer: refused while the pair is paused here; its contact resets this side's backoff.
+    contact.seen(serviceAccountOf(caller));
     const target = query.target_namespace ?? 'default';
     const syntax = target === 'default' ? null : namespaceSyntaxError(target);
     if (syntax) throw new LoomError('INVALID_SHAPE', `target_namespace: ${syntax}`);

@@ -7,6 +7,8 @@ const Nonce = Type.String({ pattern: '^[A-Za-z0-9_-]{43}$', description: '32 ran
 const Created = Type.String({ description: 'ISO 8601; must be within ±60 s of the reader clock (else 401 PAIR_REQUEST_STALE).' });
 const Sig = Type.String({ description: 'Ed25519 by the sender DID, base64, over the canonical JSON of the body without sig.' });
 const Mode = Type.Union(PAIR_MODES.map((m) => Type.Literal(m)));
+/** 1 s to 1 day; spec §8: 5 minutes by default. */
+export const PollInterval = Type.Integer({ minimum: 1_000, maximum: 86_400_000, description: 'Poll interval of mode polling in ms (also the cap of the retry backoff). @default 300000 (the federation option pairPollIntervalMs)' });
 export const FederationPairIdParams = Type.Object({ id: Type.String({ pattern: '^fed_[0-9a-f]{32}$' }) });
 
 export const PairRequestSchema = Type.Object(
@@ -61,13 +63,24 @@ export const FederationPairSchema = Type.Object(
     role: Type.Union([Type.Literal('initiator'), Type.Literal('responder')]),
     peer_did: Type.String(),
     peer_url: Type.String(),
-    state: Type.Union([Type.Literal('establishing'), Type.Literal('active'), Type.Literal('revoked')]),
+    state: Type.Union([Type.Literal('establishing'), Type.Literal('active'), Type.Literal('paused'), Type.Literal('degraded'), Type.Literal('revoked')]),
     mode: Mode,
+    poll_interval_ms: Type.Union([Type.Integer(), Type.Null()], { description: 'Interval of mode polling, and the cap of the retry backoff (null before active: the instance default).' }),
     sync_pair_id: Type.String({ description: 'The sync pair pulling the peer (GET /v1/sync/pairs/{id}) once active.' }),
     scopes: Type.Array(Type.String()),
     issued_token: Type.Union([Type.Object({ service_account_id: Type.String(), token_id_prefix: Type.String(), expires_at: Type.String() }), Type.Null()]),
+    previous_issued_token: Type.Union([Type.Object({ service_account_id: Type.String(), token_id_prefix: Type.String(), expires_at: Type.String() }), Type.Null()], { description: 'The token a renewal replaced, alive until the peer first uses the new one.' }),
     held_token_expires_at: Type.Union([Type.String(), Type.Null()]),
+    token_renewed_at: Type.Union([Type.String(), Type.Null()]),
+    last_error: Type.Union([Type.Object({ code: Type.String(), message: Type.String(), at: Type.String() }), Type.Null()], { description: 'While pulls fail, the latest failure; otherwise the one that last made the pair degraded.' }),
+    retries: Type.Integer({ description: 'Failed pulls in a row.' }),
+    next_retry_at: Type.Union([Type.String(), Type.Null()], { description: 'When the next pull is tried while pulls fail (backoff capped at the poll interval).' }),
+    last_sync_at: Type.Union([Type.String(), Type.Null()]),
+    last_sync_cursor: Type.Union([Type.String(), Type.Null()]),
+    paused_at: Type.Union([Type.String(), Type.Null()]),
+    degraded_at: Type.Union([Type.String(), Type.Null()]),
     peer_manifest: Type.Object({}, { additionalProperties: true }),
+    peer_manifest_changed_at: Type.Union([Type.String(), Type.Null()]),
     requested_at: Type.String(),
     approved_at: Type.Union([Type.String(), Type.Null()]),
     approved_by: Type.Union([Type.String(), Type.Null()]),
@@ -76,6 +89,7 @@ export const FederationPairSchema = Type.Object(
     revoked_by: Type.Union([Type.Literal('local'), Type.Literal('peer'), Type.Null()]),
     revoked_reason: Type.Union([Type.String(), Type.Null()]),
     peer_notified: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
+    manifest_changed: Type.Optional(Type.Boolean({ description: 'refresh: the peer manifest differed from the snapshot (recorded as peer_manifest_changed).' })),
   },
   { additionalProperties: false, $id: 'FederationPair' },
 );
@@ -83,8 +97,34 @@ export const FederationPairSchema = Type.Object(
 export const CreateFederationPairBody = Type.Object(
   {
     url: Type.String({ pattern: '^https?://[^\\s/]+(/[^\\s]*)?$', maxLength: 2048, description: "The peer's base URL." }),
-    mode: Type.Optional(Mode),
+    mode: Type.Optional(Type.Union(PAIR_MODES.map((m) => Type.Literal(m)), { description: 'How this side pulls the peer (the peer pulls the same way). @default polling' })),
+    poll_interval_ms: Type.Optional(PollInterval),
     self_url: Type.Optional(Type.String({ pattern: '^https?://[^\\s/]+(/[^\\s]*)?$', maxLength: 2048, description: 'Where the peer reaches this instance; default: the federation option baseUrl, else the Host this request was sent to.' })),
   },
   { additionalProperties: false },
+);
+
+export const PairSettingsBody = Type.Object(
+  { mode: Type.Optional(Mode), poll_interval_ms: Type.Optional(PollInterval) },
+  { additionalProperties: false, minProperties: 1 },
+);
+
+export const TokenRenewSchema = Type.Object(
+  { object: Type.Literal('pair_token_renew'), pair_id: Type.String(), from_did: Did, to_did: Did, nonce: Nonce, created: Created, sig: Sig },
+  { additionalProperties: false, $id: 'PairTokenRenew' },
+);
+
+export const TokenRenewedSchema = Type.Object(
+  {
+    object: Type.Literal('pair_token'),
+    pair_id: Type.String(),
+    from_did: Type.String(),
+    to_did: Type.String(),
+    nonce: Type.String({ description: 'The nonce of the renewal answered.' }),
+    created: Type.String(),
+    token: Type.String({ description: 'The new bearer for the peer (90 days); the old one is revoked once the peer uses this one.' }),
+    token_expires_at: Type.String(),
+    sig: Sig,
+  },
+  { additionalProperties: false, $id: 'PairToken' },
 );

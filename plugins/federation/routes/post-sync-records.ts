@@ -5,6 +5,8 @@ import type { LoomRecord } from '../../../core/records/record.js';
 import { namespaceOf } from '../../../storage/contract/stored-record.js';
 import { projectRecord } from '../consent/hash-levels.js';
 import { SyncServiceToken } from '../federation-token.js';
+import { serviceAccountOf } from '../../auth/index.js';
+import { PeerContactToken } from '../handshake/handshake-tokens.js';
 import { verifyRecordSig, type RecordSig } from '../signing.js';
 import { signPage, type SyncEntry } from '../sync-page.js';
 import { FetchResultSchema, PushResultSchema, SyncRecordsBody } from './schemas.js';
@@ -19,15 +21,17 @@ export const postSyncRecords = defineRoute({
     '`{records}` submits records: each is checked like any ingest (its id recomputed from content, every ingest gate) with `via: federation` ' +
     'when it carries `sig` (Ed25519 by the sending instance over the record\'s canonical JSON with its id). With header `x-service-federation: 1` ' +
     'every record must carry a `sig` that verifies, else 422 and nothing is stored. Replays are deduplicated by content hash; a record whose ' +
-    '(actor, thread, clock) holds a different local record is quarantined as a conflict, never dropped or overwritten.',
+    '(actor, thread, clock) holds a different local record is quarantined as a conflict, never dropped or overwritten. ' +
+    'A bearer minted for a federation pair that is paused here is refused 409 PAIR_PAUSED.',
   tags: ['federation'],
   auth: { scope: 'federation:sync' },
   request: { body: SyncRecordsBody },
   responses: { 200: { description: 'The fetched records, or what became of each submitted record.', schema: FetchResultSchema }, 201: { description: 'Submitted records processed.', schema: PushResultSchema } },
-  errors: ['INVALID_SHAPE', 'FEDERATION_SIGNATURE_REQUIRED', 'FEDERATION_SIGNATURE_INVALID', 'PAYLOAD_TOO_LARGE'],
+  errors: ['INVALID_SHAPE', 'FEDERATION_SIGNATURE_REQUIRED', 'FEDERATION_SIGNATURE_INVALID', 'PAYLOAD_TOO_LARGE', 'PAIR_PAUSED'],
   maxBodyBytes: 16 * 1024 * 1024,
-  inject: { sync: SyncServiceToken },
-  handler: async ({ body, headers, caller }, { sync }) => {
+  inject: { sync: SyncServiceToken, contact: PeerContactToken },
+  handler: async ({ body, headers, caller }, { sync, contact }) => {
+    contact.seen(serviceAccountOf(caller));
     if ('ids' in body) {
       const target = body.target_namespace ?? 'default';
       const records: Array<SyncEntry & { origin: string | null }> = [];
