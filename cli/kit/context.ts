@@ -8,7 +8,7 @@
  */
 import { userInfo } from 'node:os';
 import { createLoomClient, type LoomClient } from '../../sdk/index.js';
-import { cliConfigPath, savedServer } from './config.js';
+import { cliConfigPath, savedServer, urlsSavedWithToken } from './config.js';
 import { CliError, unreachableMessage } from '../../command/cli-error.js';
 
 /** The options of every command that talks to a server, declared once (defineCommand adds --json and --help). */
@@ -42,7 +42,12 @@ export function serverUrl(flag: string | undefined): string {
   return raw.replace(/\/+$/, '');
 }
 
-/** --token > LOOM_TOKEN > the config file entry of the URL. An empty LOOM_TOKEN counts as unset, as shells use it. */
+/**
+ * --token > LOOM_TOKEN > the config file entry of the URL. An empty LOOM_TOKEN counts as unset, as shells use it.
+ * One exception: a LOOM_TOKEN that the config file holds as another server's token, while this server has a
+ * token of its own there, is that other server's (an `export` from one walkthrough, a `--url` to another
+ * server): sending it could only fail, so this server's own token goes instead, and the source says why.
+ */
 function chooseToken(url: string, flag: string | undefined, configPath: string): { token: string; source: string } | null {
   if (flag !== undefined) {
     // An empty --token is almost always an unset shell variable; falling back to another token would hide that.
@@ -50,8 +55,14 @@ function chooseToken(url: string, flag: string | undefined, configPath: string):
     return { token: flag, source: '--token' };
   }
   const env = process.env['LOOM_TOKEN'];
-  if (env) return { token: env, source: 'LOOM_TOKEN' };
   const saved = savedServer(configPath, url);
+  if (env) {
+    if (saved && saved.token !== env) {
+      const elsewhere = urlsSavedWithToken(configPath, env);
+      if (elsewhere.length > 0) return { token: saved.token, source: `${configPath} (LOOM_TOKEN is the token saved for ${elsewhere[0]}, not ${url})` };
+    }
+    return { token: env, source: saved && saved.token !== env ? `LOOM_TOKEN (not the token saved for ${url} in ${configPath}: unset LOOM_TOKEN to use that one)` : 'LOOM_TOKEN' };
+  }
   return saved ? { token: saved.token, source: configPath } : null;
 }
 
