@@ -76,7 +76,20 @@ function jsonEnvelope(error: unknown): void {
   process.stdout.write(JSON.stringify(envelope) + '\n');
 }
 
-main(process.argv.slice(2)).catch((error: unknown) => {
+/**
+ * Node exits with status 0 when nothing is left to wake a pending await (a timer marked unref, a
+ * promise nobody settles): the command would end silently, its work half done. A command that has not
+ * settled when the event loop empties is a failure, said as one.
+ */
+let settled = false;
+process.on('beforeExit', () => {
+  if (settled) return;
+  settled = true;
+  process.stderr.write('loom: the command stopped before it finished (it was left waiting on nothing); its outcome is unknown: run it again, and report this\n');
+  process.exitCode = 1;
+});
+
+main(process.argv.slice(2)).finally(() => (settled = true)).catch((error: unknown) => {
   jsonEnvelope(error);
   if (error instanceof CliError) {
     process.stderr.write(`loom: ${error.message}\n`);
