@@ -25,6 +25,8 @@ export interface ClientContext {
   readonly configPath: string;
   /** Where the token came from (`--token`, `LOOM_TOKEN` or the config file's path); null when none is sent. */
   readonly tokenSource: string | null;
+  /** The bearer sent, for the one transfer that bypasses the SDK (cli/kit/stream-download.ts); null when none. */
+  readonly token: string | null;
 }
 
 /**
@@ -76,6 +78,7 @@ export function clientContext(values: { url?: string; token?: string; json?: boo
     json: values.json === true,
     configPath,
     tokenSource: chosen?.source ?? null,
+    token: chosen?.token ?? null,
   };
 }
 
