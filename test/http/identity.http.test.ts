@@ -352,6 +352,7 @@ describe('the re-credential door rate limit', function () {
     expect(hashes).to.equal(3);
     const limited = await attempt('someone');
     expectEnvelope(limited, 429, 'RATE_LIMITED');
+    expect(limited.headers.get('retry-after')).to.match(/^[1-9]\d*$/);
     // Another principal string from the same address is limited too: the address bucket is empty.
     expectEnvelope(await attempt('someone-else'), 429, 'RATE_LIMITED');
     expect(door.hashCalls).to.equal(hashes);
