@@ -8,7 +8,8 @@
 import 'reflect-metadata';
 import { CliError } from '../command/cli-error.js';
 import { provideLocalStore } from '../cli/kit/local-store.js';
-import { findCommand, usages } from './registry.js';
+import { COMMANDS, findCommand, usages } from './registry.js';
+import { nearestName } from '../command/nearest-name.js';
 
 // export/import/restore on a data directory run the server's code here; cli/ never imports it.
 provideLocalStore(() => import('../server/store/local-store.js'));
@@ -48,7 +49,9 @@ async function main(argv: string[]): Promise<void> {
     default: {
       const entry = findCommand(command);
       if (entry) return (await entry.load()).invoke(rest);
-      throw new CliError(`unknown command "${command}"\n\n${await usage()}`);
+      // One line and the nearest command, not the whole help (which scrolls the mistake off the screen).
+      const nearest = nearestName(command, COMMANDS.map((c) => c.name));
+      throw new CliError(`unknown command "${command}"${nearest ? `; did you mean "loom ${nearest}"?` : ''} (loom --help lists every command)`);
     }
   }
 }

@@ -35,6 +35,8 @@ export interface ClientContext {
  */
 export function serverUrl(flag: string | undefined): string {
   const raw = flag ?? process.env['LOOM_URL'] ?? 'http://127.0.0.1:9100';
+  // `127.0.0.1:9100` and `localhost:9100` are the usual slips: without a scheme, fetch fails with nothing to go on.
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(raw)) throw new CliError(`${flag !== undefined ? '--url' : 'LOOM_URL'} "${raw}" has no scheme: did you mean http://${raw.replace(/^\/+/, '')}?`);
   try {
     const parsed = new URL(raw);
     if (parsed.protocol === 'http:' || parsed.protocol === 'https:') return `${parsed.origin}${parsed.pathname}`.replace(/\/+$/, '');
