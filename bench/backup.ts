@@ -3,7 +3,8 @@
  * `POST /v1/backup` to a file (what `curl -o` does), both against one real
  * `loom serve` holding BACKUP_MB of file bytes (random, so gzip cannot
  * shrink them), measured in the same run, alternating.
- * - throughput: plain fetch time ÷ CLI time. Goal ≥ 0.8.
+ * - throughput: plain fetch time ÷ CLI time, and curl's ÷ CLI's when curl is
+ *   installed. Goal ≥ 0.8.
  * - memory: the CLI process's peak RSS (VmHWM). Goal < 150 MB.
  *
  *   BENCH_BACKUP_MB=500 node dist/bench/backup.js   # the issue's size (default 64 × BENCH_SCALE, at least 16)
@@ -60,6 +61,16 @@ function plainFetch(target: string): Promise<number> {
   });
 }
 
+/** `curl -X POST … -o file`, when curl is installed (null otherwise). */
+function curlFetch(target: string): Promise<number | null> {
+  const began = performance.now();
+  return new Promise((resolve) => {
+    const child = spawn('curl', ['-sf', '-X', 'POST', '-o', target, `${BASE}/v1/backup`], { stdio: 'ignore' });
+    child.once('error', () => resolve(null));
+    child.once('exit', (code) => resolve(code === 0 ? performance.now() - began : null));
+  });
+}
+
 async function vmHwmMb(pid: number): Promise<number> {
   const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
   return Number(/^VmHWM:\s+(\d+) kB/m.exec(status)?.[1] ?? 0) / 1024;
@@ -106,18 +117,29 @@ main(import.meta.url, {
       const cliMs: number[] = [];
       let cliPeak = 0;
       let bytes = 0;
-      for (let round_ = 0; round_ < 2; round_++) {
+      const curlMs: number[] = [];
+      const plain = async (round_: number) => {
         const plainFile = join(dir, `plain-${round_}.tar.gz`);
         plainMs.push(await plainFetch(plainFile));
         bytes = (await stat(plainFile)).size;
         await rm(plainFile);
+        const curled = await curlFetch(plainFile);
+        if (curled !== null) curlMs.push(curled);
+        await rm(plainFile, { force: true });
+      };
+      const viaCli = async (round_: number) => {
         const cliFile = join(dir, `cli-${round_}.tar.gz`);
         const cli = await cliBackup(cliFile);
         cliMs.push(cli.ms);
         cliPeak = Math.max(cliPeak, cli.peakMb);
         const cliBytes = (await stat(cliFile)).size;
-        if (Math.abs(cliBytes - bytes) > MIB) throw new Error(`the CLI wrote ${cliBytes} bytes, the plain fetch ${bytes}`);
+        if (bytes > 0 && Math.abs(cliBytes - bytes) > MIB) throw new Error(`the CLI wrote ${cliBytes} bytes, the plain fetch ${bytes}`);
         await rm(cliFile);
+      };
+      // Alternating which goes first, so neither always meets a colder cache.
+      for (let round_ = 0; round_ < 2; round_++) {
+        if (round_ % 2 === 0) await plain(round_), await viaCli(round_);
+        else await viaCli(round_), await plain(round_);
       }
       const best = (values: number[]) => Math.min(...values);
       const mibPerS = (ms: number) => bytes / MIB / (ms / 1000);
@@ -129,11 +151,14 @@ main(import.meta.url, {
         plain_fetch_mib_s: round(mibPerS(best(plainMs)), 0),
         cli_mib_s: round(mibPerS(best(cliMs)), 0),
         cli_peak_rss_mb: round(cliPeak, 0),
+        curl_ms: curlMs.map((ms) => round(ms, 0)),
+        curl_mib_s: curlMs.length > 0 ? round(mibPerS(best(curlMs)), 0) : null,
       };
       log(`loom backup ${fmt(figures.cli_mib_s)} MiB/s vs plain fetch ${fmt(figures.plain_fetch_mib_s)} MiB/s; CLI peak RSS ${fmt(cliPeak)} MB`);
       const checks: Check[] = [
         ratioCheck('loom backup ÷ plain fetch of POST /v1/backup (throughput)', best(plainMs) / best(cliMs), '>=', 0.8, `${fmt(figures.cli_mib_s)} vs ${fmt(figures.plain_fetch_mib_s)} MiB/s, ${fmt(figures.archive_mib)} MiB archive`),
         ratioCheck('loom backup peak RSS (MB ÷ 150)', cliPeak / 150, '<=', 1, `${fmt(cliPeak)} MB`),
+        ...(curlMs.length > 0 ? [ratioCheck('loom backup ÷ curl -o (throughput)', best(curlMs) / best(cliMs), '>=', 0.8, `${fmt(figures.cli_mib_s)} vs ${fmt(figures.curl_mib_s ?? 0)} MiB/s`)] : []),
       ];
       return {
         figures,
