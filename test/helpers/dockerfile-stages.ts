@@ -86,12 +86,21 @@ async function contextFiles(repo: string, ignore: readonly string[]): Promise<st
 }
 
 export async function runDockerStages(repo: string, dockerfile: string, options: { fake: boolean }): Promise<StageRun> {
+  const root = await mkdtemp(join(tmpdir(), 'loom-dockerfile-'));
+  try {
+    return await runStages(root, repo, dockerfile, options);
+  } catch (error) {
+    await rm(root, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+async function runStages(root: string, repo: string, dockerfile: string, options: { fake: boolean }): Promise<StageRun> {
   const text = await readFile(dockerfile, 'utf8');
   const ignore = await readFile(`${dockerfile}.dockerignore`, 'utf8').then(
     (t) => t.split('\n').map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('#')),
     () => [] as string[],
   );
-  const root = await mkdtemp(join(tmpdir(), 'loom-dockerfile-'));
   const tools = join(root, 'tools');
   await mkdir(tools);
   for (const [name, body] of [
