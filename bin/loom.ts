@@ -8,7 +8,8 @@
 import 'reflect-metadata';
 import { CliError } from '../command/cli-error.js';
 import { provideLocalStore } from '../cli/kit/local-store.js';
-import { findCommand, usages } from './registry.js';
+import { COMMANDS, findCommand, usages } from './registry.js';
+import { nearestName } from '../command/nearest-name.js';
 
 // export/import/restore on a data directory run the server's code here; cli/ never imports it.
 provideLocalStore(() => import('../server/store/local-store.js'));
@@ -48,7 +49,9 @@ async function main(argv: string[]): Promise<void> {
     default: {
       const entry = findCommand(command);
       if (entry) return (await entry.load()).invoke(rest);
-      throw new CliError(`unknown command "${command}"\n\n${await usage()}`);
+      // One line and the nearest command, not the whole help (which scrolls the mistake off the screen).
+      const nearest = nearestName(command, COMMANDS.map((c) => c.name));
+      throw new CliError(`unknown command "${command}"${nearest ? `; did you mean "loom ${nearest}"?` : ''} (loom --help lists every command)`);
     }
   }
 }
@@ -76,7 +79,20 @@ function jsonEnvelope(error: unknown): void {
   process.stdout.write(JSON.stringify(envelope) + '\n');
 }
 
-main(process.argv.slice(2)).catch((error: unknown) => {
+/**
+ * Node exits with status 0 when nothing is left to wake a pending await (a timer marked unref, a
+ * promise nobody settles): the command would end silently, its work half done. A command that has not
+ * settled when the event loop empties is a failure, said as one.
+ */
+let settled = false;
+process.on('beforeExit', () => {
+  if (settled) return;
+  settled = true;
+  process.stderr.write('loom: the command stopped before it finished (it was left waiting on nothing); its outcome is unknown: run it again, and report this\n');
+  process.exitCode = 1;
+});
+
+main(process.argv.slice(2)).finally(() => (settled = true)).catch((error: unknown) => {
   jsonEnvelope(error);
   if (error instanceof CliError) {
     process.stderr.write(`loom: ${error.message}\n`);

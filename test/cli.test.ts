@@ -197,8 +197,8 @@ describe('loom CLI', function () {
     expect(me).to.include({ service_account_id: id, is_authenticated: true });
     expect(me['scopes']).to.deep.equal(['records:read']);
     const list = await cli(['sa', 'list']);
-    expect(list.stdout.split('\n')[0]).to.match(/^id\s+name\s+active\s+namespace\s+live tokens\s+scopes$/);
-    expect(list.stdout).to.match(new RegExp(`${id}\\s+worker\\s+yes\\s+default\\s+1\\s+records:read`));
+    expect(list.stdout.split('\n')[0]).to.match(/^id\s+name\s+state\s+namespace\s+live tokens\s+scopes$/);
+    expect(list.stdout).to.match(new RegExp(`${id}\\s+worker\\s+active\\s+default\\s+1\\s+records:read`));
   });
 
   it('sa rotate makes the old key fail and the new one work', async () => {
@@ -235,7 +235,7 @@ describe('loom CLI', function () {
     expect(await json(['whoami'], { LOOM_TOKEN: goodKey })).to.include({ service_account_id: good['id'] });
     const envBad = await cli(['thread', 'list'], { LOOM_TOKEN: badKey });
     expect(envBad.code).to.equal(1);
-    expect(envBad.stderr).to.match(/^loom: AUTH_REQUIRED \(401\): .*\[token from LOOM_TOKEN\]/);
+    expect(envBad.stderr).to.match(/^loom: AUTH_REQUIRED \(401\): .*\[token from LOOM_TOKEN[\] ]/);
     // Neither given: the saved token.
     expect(await json(['whoami'])).to.include({ service_account_id: admin.service_account_id });
     // An empty --token is refused rather than silently replaced by another token.

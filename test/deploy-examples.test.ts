@@ -3,6 +3,10 @@
  * unit) parse, and what they reference exists: the entry point they run,
  * the environment variables `loom serve` reads, the port it listens on,
  * and the container's health check, which is run against a real server.
+ * The Dockerfile's stages run in scratch directories (test/helpers/dockerfile-stages.ts:
+ * no container builder or registry here), with a stand-in npm that checks
+ * each step finds what it needs; LOOM_DOCKERFILE_RUN=1 runs them with the
+ * real npm (minutes) and starts the result.
  */
 import { expect } from 'chai';
 import { execFile } from 'node:child_process';
@@ -11,23 +15,11 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { REPO_ROOT } from '../core/records/fixtures/vectors-path.js';
 import { startServer } from './helpers/start-server.js';
+import { dockerInstructions, runDockerStages } from './helpers/dockerfile-stages.js';
 
 const run = promisify(execFile);
 const DOCKER_INSTRUCTIONS = new Set(['FROM', 'RUN', 'CMD', 'LABEL', 'EXPOSE', 'ENV', 'ADD', 'COPY', 'ENTRYPOINT', 'VOLUME', 'USER', 'WORKDIR', 'ARG', 'ONBUILD', 'STOPSIGNAL', 'HEALTHCHECK', 'SHELL']);
 const serveUsage = readFileSync(join(REPO_ROOT, 'server', 'commands', 'serve.ts'), 'utf8');
-
-/** Dockerfile instructions, with continuation lines joined and comments dropped. */
-function dockerInstructions(text: string): Array<{ op: string; args: string }> {
-  const joined = text.replace(/\\\n/g, ' ');
-  return joined
-    .split('\n')
-    .map((line) => line.trim())
-    .filter((line) => line !== '' && !line.startsWith('#'))
-    .map((line) => {
-      const [op, ...rest] = line.split(/\s+/);
-      return { op: op!.toUpperCase(), args: rest.join(' ') };
-    });
-}
 
 describe('deployment examples', () => {
   it('the Dockerfile uses only known instructions, runs the built CLI, exposes 9100 and passes its own health check', async function () {
@@ -54,6 +46,40 @@ describe('deployment examples', () => {
     }
     const down = await run(process.execPath, ['-e', script.replace('127.0.0.1:9100', '127.0.0.1:9')]).then(() => 0, (error: { code: number }) => error.code);
     expect(down).to.equal(1);
+  });
+
+  it('the Dockerfile\'s stages run in order: dependencies without scripts, then sources, build and prune; the last stage runs as a user, with a health check', async function () {
+    this.timeout(process.env['LOOM_DOCKERFILE_RUN'] === '1' ? 1_200_000 : 60_000);
+    const real = process.env['LOOM_DOCKERFILE_RUN'] === '1';
+    const result = await runDockerStages(REPO_ROOT, join(REPO_ROOT, 'examples', 'deploy', 'Dockerfile'), { fake: !real });
+    try {
+      expect([...result.stages.keys()]).to.have.length.greaterThan(1);
+      const app = [...result.stages.values()].pop()!;
+      expect(existsSync(join(app, 'dist', 'bin', 'loom.js')), 'dist/bin/loom.js in the last stage').to.equal(true);
+      expect(existsSync(join(app, 'node_modules')), 'node_modules in the last stage').to.equal(true);
+      expect(existsSync(join(app, 'core')), 'no sources in the last stage').to.equal(false);
+      const user = result.final.find((s) => s.op === 'USER')?.args;
+      expect(user, 'USER').to.be.a('string').and.not.match(/^(root|0)$/);
+      expect(result.final.some((s) => s.op === 'HEALTHCHECK')).to.equal(true);
+      if (real) {
+        // The production tree alone serves and answers its health check.
+        const { spawn } = await import('node:child_process');
+        const port = String(19_000 + Math.floor(Math.random() * 900));
+        const server = spawn(process.execPath, ['dist/bin/loom.js', 'serve', '--port', port, '--data-dir', join(result.root, 'var-lib-loom')], { cwd: app, stdio: 'ignore' });
+        try {
+          let ok = false;
+          for (let i = 0; i < 100 && !ok; i++) {
+            ok = await fetch(`http://127.0.0.1:${port}/health`).then((r) => r.ok, () => false);
+            if (!ok) await new Promise((r) => setTimeout(r, 200));
+          }
+          expect(ok, 'the built server answers /health').to.equal(true);
+        } finally {
+          server.kill('SIGTERM');
+        }
+      }
+    } finally {
+      await result.cleanup();
+    }
   });
 
   it('the systemd unit has its sections and runs the built CLI with variables loom serve reads', () => {

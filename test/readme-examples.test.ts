@@ -13,6 +13,7 @@ import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { bootstrapAdmin, type Credential } from './helpers/auth.js';
 import { startServer, type StartedServer } from './helpers/start-server.js';
+import { runReadmeCommands } from './helpers/readme-run.js';
 
 const run = promisify(execFile);
 /** The checkout's root (dist/test/ → ../..). */
@@ -70,5 +71,29 @@ describe('README examples', function () {
     } finally {
       await rm(dataDir, { recursive: true, force: true });
     }
+  });
+
+  it("every complete `loom …` command in the README's prose parses (run with --help)", async () => {
+    const readme = await readFile(join(ROOT, 'README.md'), 'utf8');
+    const spans = [...readme.matchAll(/`(loom [^`]+)`/g)].map((m) => m[1]!.replace(/\s+/g, ' ').trim());
+    // A span with a placeholder or a choice (…, <x>, a|b, [optional]) is a pattern, not a command.
+    const commands = [...new Set(spans.filter((span) => !/[…<|[]/.test(span)))];
+    expect(commands.length).to.be.greaterThan(10);
+    for (const command of commands) {
+      const args = command.split(' ').slice(1);
+      const result = await run(process.execPath, [join(ROOT, 'dist/bin/loom.js'), ...args, '--help'], { cwd: ROOT, env: { ...process.env, LOOM_URL: server.url } }).then(
+        () => null,
+        (error: { stderr: string }) => error.stderr,
+      );
+      expect(result, command).to.equal(null);
+    }
+  });
+
+  it('every shell command of the README runs against live servers, or says why it cannot', async function () {
+    this.timeout(240_000);
+    const outcome = await runReadmeCommands(ROOT);
+    expect(outcome.unusedExemptions, 'exemptions that match no README command').to.deep.equal([]);
+    expect(outcome.failure, outcome.log).to.equal(null);
+    expect(outcome.ran).to.be.greaterThan(40);
   });
 });

@@ -8,7 +8,7 @@
 import { readdir, stat, statfs, unlink, writeFile } from 'node:fs/promises';
 import { join, resolve as resolvePath } from 'node:path';
 import { defineCommand } from '../../command/define-command.js';
-import { cliConfigPath, savedServer } from '../kit/config.js';
+import { cliConfigPath } from '../kit/config.js';
 import { unreachableMessage } from '../../command/cli-error.js';
 import { clientContext, CLIENT_OPTIONS, serverUrl } from '../kit/context.js';
 import { formatBytes } from '../kit/progress.js';
@@ -67,7 +67,8 @@ async function configChecks(url: string, tokenFlag: string | undefined): Promise
   if (!info) checks.push({ check: 'CLI configuration', outcome: 'ok', detail: `no file at ${path} (tokens come from --token or LOOM_TOKEN)` });
   else if ((info.mode & 0o077) !== 0) checks.push({ check: 'CLI configuration', outcome: 'warn', detail: `${path} is readable by other users (mode ${(info.mode & 0o777).toString(8)})`, fix: `chmod 600 ${path}` });
   else checks.push({ check: 'CLI configuration', outcome: 'ok', detail: `${path} (mode 600)` });
-  const source = tokenFlag !== undefined ? '--token' : process.env['LOOM_TOKEN'] ? 'LOOM_TOKEN' : info && savedServer(path, url) ? path : null;
+  // The same choice every client command makes (cli/kit/context.ts), with its reason.
+  const source = clientContext({ url, ...(tokenFlag !== undefined ? { token: tokenFlag } : {}) }).tokenSource;
   checks.push(source ? { check: 'token', outcome: 'ok', detail: `sent from ${source}` } : { check: 'token', outcome: 'warn', detail: `no token for ${url}`, fix: 'on a new server: loom bootstrap (saves one); else set LOOM_TOKEN or pass --token' });
   return checks;
 }

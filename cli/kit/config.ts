@@ -65,6 +65,12 @@ export function savedServer(path: string, url: string): SavedServer | undefined 
   return { token: entry.token, service_account_id: typeof entry.service_account_id === 'string' ? entry.service_account_id : null, saved_at: String(entry.saved_at ?? '') };
 }
 
+/** The server URLs a token is saved for (normally one). */
+export function urlsSavedWithToken(path: string, token: string): string[] {
+  const servers = readConfigFile(path).servers ?? {};
+  return Object.entries(servers).filter(([, entry]) => (entry as Partial<SavedServer> | null)?.token === token).map(([url]) => url);
+}
+
 /** Saves (or replaces) the token of one server, keeping every other entry and key of the file. */
 export async function saveServerToken(path: string, url: string, token: string, serviceAccountId: string | null): Promise<SavedServer> {
   const target = followSymlink(path);

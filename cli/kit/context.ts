@@ -8,7 +8,7 @@
  */
 import { userInfo } from 'node:os';
 import { createLoomClient, type LoomClient } from '../../sdk/index.js';
-import { cliConfigPath, savedServer } from './config.js';
+import { cliConfigPath, savedServer, urlsSavedWithToken } from './config.js';
 import { CliError, unreachableMessage } from '../../command/cli-error.js';
 
 /** The options of every command that talks to a server, declared once (defineCommand adds --json and --help). */
@@ -25,6 +25,8 @@ export interface ClientContext {
   readonly configPath: string;
   /** Where the token came from (`--token`, `LOOM_TOKEN` or the config file's path); null when none is sent. */
   readonly tokenSource: string | null;
+  /** The bearer sent, for the one transfer that bypasses the SDK (cli/kit/stream-download.ts); null when none. */
+  readonly token: string | null;
 }
 
 /**
@@ -33,6 +35,8 @@ export interface ClientContext {
  */
 export function serverUrl(flag: string | undefined): string {
   const raw = flag ?? process.env['LOOM_URL'] ?? 'http://127.0.0.1:9100';
+  // `127.0.0.1:9100` and `localhost:9100` are the usual slips: without a scheme, fetch fails with nothing to go on.
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(raw)) throw new CliError(`${flag !== undefined ? '--url' : 'LOOM_URL'} "${raw}" has no scheme: did you mean http://${raw.replace(/^\/+/, '')}?`);
   try {
     const parsed = new URL(raw);
     if (parsed.protocol === 'http:' || parsed.protocol === 'https:') return `${parsed.origin}${parsed.pathname}`.replace(/\/+$/, '');
@@ -42,7 +46,12 @@ export function serverUrl(flag: string | undefined): string {
   return raw.replace(/\/+$/, '');
 }
 
-/** --token > LOOM_TOKEN > the config file entry of the URL. An empty LOOM_TOKEN counts as unset, as shells use it. */
+/**
+ * --token > LOOM_TOKEN > the config file entry of the URL. An empty LOOM_TOKEN counts as unset, as shells use it.
+ * One exception: a LOOM_TOKEN that the config file holds as another server's token, while this server has a
+ * token of its own there, is that other server's (an `export` from one walkthrough, a `--url` to another
+ * server): sending it could only fail, so this server's own token goes instead, and the source says why.
+ */
 export function chooseToken(url: string, flag: string | undefined, configPath: string): { token: string; source: string } | null {
   if (flag !== undefined) {
     // An empty --token is almost always an unset shell variable; falling back to another token would hide that.
@@ -50,8 +59,14 @@ export function chooseToken(url: string, flag: string | undefined, configPath: s
     return { token: flag, source: '--token' };
   }
   const env = process.env['LOOM_TOKEN'];
-  if (env) return { token: env, source: 'LOOM_TOKEN' };
   const saved = savedServer(configPath, url);
+  if (env) {
+    if (saved && saved.token !== env) {
+      const elsewhere = urlsSavedWithToken(configPath, env);
+      if (elsewhere.length > 0) return { token: saved.token, source: `${configPath} (LOOM_TOKEN is the token saved for ${elsewhere[0]}, not ${url})` };
+    }
+    return { token: env, source: saved && saved.token !== env ? `LOOM_TOKEN (not the token saved for ${url} in ${configPath}: unset LOOM_TOKEN to use that one)` : 'LOOM_TOKEN' };
+  }
   return saved ? { token: saved.token, source: configPath } : null;
 }
 
@@ -65,6 +80,7 @@ export function clientContext(values: { url?: string; token?: string; json?: boo
     json: values.json === true,
     configPath,
     tokenSource: chosen?.source ?? null,
+    token: chosen?.token ?? null,
   };
 }
 

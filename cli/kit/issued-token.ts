@@ -18,7 +18,7 @@ import { serverUrl, type ClientContext } from './context.js';
  */
 export function anonymousContext(values: { url?: string; json?: boolean }): ClientContext {
   const url = serverUrl(values.url);
-  return { url, client: createLoomClient({ baseUrl: url }), json: values.json === true, configPath: cliConfigPath(), tokenSource: null };
+  return { url, client: createLoomClient({ baseUrl: url }), json: values.json === true, configPath: cliConfigPath(), tokenSource: null, token: null };
 }
 
 /** Whether a saved token may be overwritten: only when the server refuses it. Unreachable or unsure keeps it. */

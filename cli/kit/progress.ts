@@ -58,3 +58,26 @@ export function transferProgress(label: string, total: number, initial = 0, stre
     },
   };
 }
+
+/** A progress line for a transfer of unknown size (`loom backup`): bytes so far and the rate, on a terminal only. */
+export function byteProgress(label: string, stream: NodeJS.WriteStream = process.stderr, now: () => number = Date.now): TransferProgress {
+  if (!stream.isTTY) return { update() {}, finish() {} };
+  const started = now();
+  let done = 0;
+  let drawn = 0;
+  const draw = () => {
+    drawn = now();
+    const seconds = (drawn - started) / 1000;
+    stream.write(`\r${label}  ${formatBytes(done)}  ${formatBytes(Math.round(seconds > 0 ? done / seconds : 0))}/s\x1b[K`);
+  };
+  return {
+    update(value) {
+      done = value;
+      if (now() - drawn >= REDRAW_MS) draw();
+    },
+    finish() {
+      draw();
+      stream.write('\n');
+    },
+  };
+}

@@ -12,6 +12,7 @@ import type { Server as HttpServer } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Server } from '@hapi/hapi';
 import { LoomError } from '../errors/loom-error.js';
+import { retryAfterSeconds } from './error-envelope.js';
 
 /** How long a connection over the cap may take to send its request before it is closed unanswered. */
 const GRACE_MS = 2000;
@@ -38,6 +39,7 @@ export function installConnectionCap(listener: HttpServer, server: Server, max: 
   server.ext('onRequest', (request, h) => {
     if (!over.has(request.raw.req.socket)) return h.continue;
     const refusal = new LoomError('TOO_MANY_CONNECTIONS', `more than ${max} connections are open from this address; reuse one (keep-alive) or close some and retry`, { retry_after_ms: 1000 });
-    return h.response(refusal.toEnvelope()).code(refusal.status).header('connection', 'close').takeover();
+    const envelope = refusal.toEnvelope();
+    return h.response(envelope).code(refusal.status).header('connection', 'close').header('retry-after', retryAfterSeconds(envelope)).takeover();
   });
 }

@@ -64,6 +64,12 @@ function bearerChallenge(request: Request): string {
   return path && origin ? `Bearer realm="loom", resource_metadata="${origin}${path}"` : 'Bearer realm="loom"';
 }
 
+/** `Retry-After` in whole seconds, at least 1, from an envelope's `retry_after_ms` when it has one. */
+export function retryAfterSeconds(envelope: ErrorEnvelope): string {
+  const ms = (envelope as { retry_after_ms?: unknown }).retry_after_ms;
+  return String(typeof ms === 'number' && ms > 0 ? Math.max(1, Math.ceil(ms / 1000)) : 1);
+}
+
 export function installErrorEnvelope(server: Server, log: Logger): void {
   server.ext('onPreResponse', (request: Request, h: ResponseToolkit) => {
     const response = request.response;
@@ -119,6 +125,8 @@ export function installErrorEnvelope(server: Server, log: Logger): void {
       });
       if (status === 401) headers['www-authenticate'] = bearerChallenge(request);
     }
+    // RFC 9110 §10.2.3: a 429 says when to come back, in whole seconds (from the refusal's retry_after_ms, else 1).
+    if (status === 429) headers['retry-after'] = retryAfterSeconds(envelope);
     for (const [name, value] of Object.entries(response.output.headers ?? {})) {
       if (typeof value === 'string' && name.toLowerCase() !== 'content-type') headers[name] = value;
     }

@@ -49,11 +49,40 @@ function describe(value: unknown): string {
 
 const TYPE_NAMES: Record<string, string> = { integer: 'an integer', number: 'a number', string: 'a string', boolean: 'true or false', object: 'an object', array: 'an array', null: 'null' };
 
+/** What a schema accepts, in words: `a string or null`, `one of "a", "b"`. */
+function accepted(node: Record<string, unknown>): string {
+  if ('const' in node) return JSON.stringify(node['const']);
+  if (Array.isArray(node['enum'])) return `one of ${node['enum'].map((v) => JSON.stringify(v)).join(', ')}`;
+  if (Array.isArray(node['anyOf'])) return [...new Set((node['anyOf'] as Record<string, unknown>[]).map(accepted))].join(' or ');
+  const type = node['type'];
+  if (typeof type === 'string') return TYPE_NAMES[type] ?? type;
+  return 'a value of the documented form';
+}
+
 export function validationMessage(part: Part, errors: readonly SchemaError[], schema: TSchema, value: unknown): string {
   const first = errors[0];
   if (!first) return `${part}: is invalid`;
   const where = (pointer: string) => `${part}${pointer.replace(/\//g, '.')}`;
   const got = (pointer: string) => describe(valueAt(value, pointer));
+
+  // A union (anyOf) fails in every branch, and the validator's summary of that is its own jargon: list what each branch accepts.
+  const segments = first.instancePath.split('/').slice(1);
+  for (let depth = 1; depth <= segments.length; depth++) {
+    const pointer = `/${segments.slice(0, depth).join('/')}`;
+    const node = schemaAt(schema, pointer);
+    if (!node || !Array.isArray(node['anyOf'])) continue;
+    // An object where an object is one of the choices: say what is wrong with its members.
+    const at = valueAt(value, pointer);
+    const objectBranch = (node['anyOf'] as Record<string, unknown>[]).find((branch) => branch['type'] === 'object');
+    if (objectBranch && at !== null && typeof at === 'object' && !Array.isArray(at)) {
+      const members = Object.keys((objectBranch['properties'] as object | undefined) ?? {});
+      const unknown = objectBranch['additionalProperties'] === false ? Object.keys(at).find((key) => !members.includes(key)) : undefined;
+      if (unknown !== undefined) return `${where(pointer)}: unknown ${NOUN[part]} ${JSON.stringify(unknown)} (accepted: ${members.join(', ') || 'none'})`;
+      const missing = ((objectBranch['required'] as string[] | undefined) ?? []).filter((name) => !(name in at));
+      if (missing.length > 0) return `${where(pointer)}: ${missing.map((name) => JSON.stringify(name)).join(', ')} ${missing.length > 1 ? 'are' : 'is'} required`;
+    }
+    return `${where(pointer)}: must be ${accepted(node)} (got ${got(pointer)})`;
+  }
 
   // An unknown member: TypeBox reports it as the `false` schema of additionalProperties.
   const extra = errors.find((e) => e.keyword === 'additionalProperties') ?? (first.keyword === 'boolean' && first.schemaPath.endsWith('/additionalProperties') ? first : undefined);
@@ -97,6 +126,7 @@ export function validationMessage(part: Part, errors: readonly SchemaError[], sc
     case 'maxItems':
       return `${where(first.instancePath)}: must hold at most ${String(first.params['limit'])} items`;
     default:
-      return `${where(first.instancePath)}: ${first.message}`;
+      // Every other keyword: what the schema there accepts, not the validator's sentence.
+      return `${where(first.instancePath)}: must be ${accepted(schemaAt(schema, first.instancePath) ?? {})} (got ${got(first.instancePath)})`;
   }
 }

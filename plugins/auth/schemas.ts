@@ -16,13 +16,17 @@ export const ServiceAccountSchema = Type.Object(
     display_name: Type.String(),
     did: Type.String(),
     api_key: Type.Union([Type.String(), Type.Null()], { description: 'The plaintext bearer: only in the creation and rotation responses, null everywhere else.' }),
-    active: Type.Boolean(),
+    active: Type.Boolean({ description: 'Whether a bearer of this account can authenticate now: `state` is `active`.' }),
+    state: Type.Union([Type.Literal('active'), Type.Literal('revoked'), Type.Literal('grant_revoked'), Type.Literal('grant_expired'), Type.Literal('expired')], {
+      description:
+        '`active`: usable (or with no token yet); `revoked`: the account was revoked; `grant_revoked` / `grant_expired`: every unrevoked token hangs from a grant no longer in force (a revoked member, a revoked or expired delegation); `expired`: every unrevoked token is past its expiry.',
+    }),
     created_at: Type.Union([Type.String(), Type.Null()]),
     revoked_at: Type.Union([Type.String(), Type.Null()]),
     scopes: Type.Array(Type.String()),
     actors: Type.Array(Type.String(), { description: 'DIDs this account may write as, besides its own.' }),
     namespace: Type.String(),
-    live_tokens: Type.Integer(),
+    live_tokens: Type.Integer({ description: 'Tokens that authenticate now: not revoked, not expired, their grant (if any) in force.' }),
   },
   { $id: 'ServiceAccount' },
 );

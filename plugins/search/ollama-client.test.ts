@@ -1,4 +1,6 @@
 import { expect } from 'chai';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { bagOfWordsVector, startOllamaProtocolServer, type OllamaProtocolServer } from '../../test/helpers/ollama-protocol-server.js';
 import { EmbedderError, OllamaEmbedClient } from './ollama-client.js';
 
@@ -33,6 +35,29 @@ describe('OllamaEmbedClient (against a server speaking /api/embed)', () => {
     expect(error).to.include({ status: 503, transient: true });
     expect((error as Error).message).to.contain('server busy');
     expect(server.requests).to.equal(3);
+  });
+
+  it('keeps its process alive while it waits to retry (a CLI import never exits before its summary)', async () => {
+    // The CLI's offline import awaits the embedding consumer at stop; a retry wait that did not hold the
+    // process let Node exit mid-await, with status 0, no summary and the journal unapplied (issue 38, defect 3).
+    server.failWith = { status: 503, error: 'server busy' };
+    const module = new URL('./ollama-client.js', import.meta.url).href;
+    const script = `const { OllamaEmbedClient } = await import(${JSON.stringify(module)});
+      const client = new OllamaEmbedClient(${JSON.stringify(server.url)}, 'nomic-embed-text', { timeoutMs: 1000, retries: 2, backoffMs: 200 });
+      await client.embed(['x']).then(() => console.log('embedded'), (error) => console.log('refused', error.status));`;
+    const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script]);
+    expect(stdout.trim()).to.equal('refused 503');
+  });
+
+  it('stops waiting to retry when its signal aborts', async () => {
+    server.failWith = { status: 503, error: 'server busy' };
+    const client = new OllamaEmbedClient(server.url, 'nomic-embed-text', { timeoutMs: 1000, retries: 3, backoffMs: 10_000 });
+    const controller = new AbortController();
+    const started = Date.now();
+    setTimeout(() => controller.abort(), 100);
+    const error = await client.embed(['x'], controller.signal).catch((e: unknown) => e);
+    expect(error).to.be.instanceOf(EmbedderError);
+    expect(Date.now() - started).to.be.lessThan(2_000);
   });
 
   it('does not retry a refusal of the input (404 unknown model)', async () => {

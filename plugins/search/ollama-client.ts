@@ -27,7 +27,23 @@ export class EmbedderError extends Error {
   }
 }
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
+/**
+ * A retry's wait. It holds the process (no unref): a command that awaits an embedding batch, such as
+ * the CLI's offline import stopping the consumer, must not see Node exit under it with status 0 and
+ * nothing done. An abort ends the wait at once, so a stopping server does not sit out the backoff.
+ */
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve) => {
+    if (signal?.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}
 
 function providerMessage(text: string): string {
   try {
@@ -58,7 +74,8 @@ export class OllamaEmbedClient {
         if (!failure.transient || attempt >= this.options.retries || signal?.aborted) throw failure;
         const delay = this.options.backoffMs * 2 ** attempt;
         attempt += 1;
-        await sleep(delay / 2 + Math.random() * (delay / 2));
+        await sleep(delay / 2 + Math.random() * (delay / 2), signal);
+        if (signal?.aborted) throw failure;
       }
     }
   }

@@ -191,11 +191,11 @@ describe('loom sync and loom consent commands', function () {
     expect(await refused(source.url, ['consent', 'list', '--levels', 'L1'], 2)).to.match(/--levels applies to loom consent grant only/);
   });
 
-  it('a server without federation answers the commands with a clear 404', async () => {
+  it('a server without federation: the commands say how to turn it on', async () => {
     const plain = await startServer();
     try {
-      expect(await refused(plain.url, ['sync', 'pairs'], 1)).to.match(/NOT_FOUND \(404\)/);
-      expect(await refused(plain.url, ['consent', 'list'], 1)).to.match(/NOT_FOUND \(404\)/);
+      expect(await refused(plain.url, ['sync', 'pairs'], 1)).to.contain('federation is off').and.to.contain('loom serve --federation');
+      expect(await refused(plain.url, ['consent', 'list'], 1)).to.contain('loom serve --federation');
     } finally {
       await plain.stop();
     }

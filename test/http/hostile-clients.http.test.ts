@@ -122,6 +122,7 @@ describe('hostile clients (raw HTTP)', () => {
       await new Promise((resolve) => setTimeout(resolve, 50));
       const refused = await rawRequest(server.url, 'GET /health HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n');
       expectRawEnvelope(refused, 429, 'TOO_MANY_CONNECTIONS');
+      expect(refused.headers['retry-after']).to.equal('1');
       held.pop()!.destroy();
       await new Promise((resolve) => setTimeout(resolve, 50));
       const admitted = await rawRequest(server.url, 'GET /health HTTP/1.1\r\nhost: 127.0.0.1\r\nconnection: close\r\n\r\n');

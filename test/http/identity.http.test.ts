@@ -71,6 +71,11 @@ for (const storage of ['sqlite', 'level'] as const) {
         expect(revoked.status, revoked.text).to.equal(200);
         expect(revoked.json).to.include({ label: 'alice', state: 'revoked', note: 'left the team', grants_revoked: 3, credentials_revoked: 3 });
         for (const token of [alice.token, bot.json.token, helper.json.token]) expectEnvelope(await get(url, '/v1/threads', bearer(token)), 401, 'GRANT_REVOKED');
+        // The account list says so too: none of her accounts is active or has a live token.
+        const accounts = (await get(url, '/v1/service-accounts', bearer(admin))).json.data as Array<{ id: string; active: boolean; state: string; live_tokens: number }>;
+        const hers = accounts.find((a) => a.id === alice.saId)!;
+        expect(hers).to.include({ active: false, state: 'grant_revoked', live_tokens: 0 });
+        expect(accounts.find((a) => a.id === admin.serviceAccountId)).to.include({ active: true, state: 'active', live_tokens: 1 });
         // Idempotent: the same answer again.
         const again = await request(url, 'DELETE', `/v1/members/alice`, { json: { note: 'left the team' }, headers: bearer(admin) });
         expect(again.status).to.equal(200);
@@ -347,6 +352,7 @@ describe('the re-credential door rate limit', function () {
     expect(hashes).to.equal(3);
     const limited = await attempt('someone');
     expectEnvelope(limited, 429, 'RATE_LIMITED');
+    expect(limited.headers.get('retry-after')).to.match(/^[1-9]\d*$/);
     // Another principal string from the same address is limited too: the address bucket is empty.
     expectEnvelope(await attempt('someone-else'), 429, 'RATE_LIMITED');
     expect(door.hashCalls).to.equal(hashes);

@@ -46,6 +46,7 @@ describe('resource limits (HTTP)', () => {
     expect(statuses.slice(5)).to.include(429);
     const limited = await get(server.url, '/v1/threads', bearer(reader));
     expectEnvelope(limited, 429, 'RATE_LIMITED', '', { retry_after_ms: 500 });
+    expect(limited.headers.get('retry-after')).to.equal('1'); // whole seconds, rounded up
     for (let i = 0; i < 10; i++) expect((await get(server.url, '/health')).status).to.equal(200);
     expect((await get(server.url, '/v1/threads', bearer(admin))).status).to.equal(200);
   });

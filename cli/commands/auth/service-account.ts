@@ -33,8 +33,9 @@ async function list(ctx: ClientContext): Promise<void> {
   const { data } = await call(ctx, ctx.client.listServiceAccounts());
   print(ctx, data, () => {
     if (data.data.length === 0) return 'no service accounts\n';
-    const rows = data.data.map((a) => [a.id, a.name, a.active ? 'yes' : 'revoked', a.namespace, String(a.live_tokens), a.scopes.join(',') || '-']);
-    return textTable(['id', 'name', 'active', 'namespace', 'live tokens', 'scopes'], rows);
+    // state, not a yes/no: a revoked member's account is not revoked itself, but none of its tokens works.
+    const rows = data.data.map((a) => [a.id, a.name, a.state.replace('_', ' '), a.namespace, String(a.live_tokens), a.scopes.join(',') || '-']);
+    return textTable(['id', 'name', 'state', 'namespace', 'live tokens', 'scopes'], rows);
   });
 }
 

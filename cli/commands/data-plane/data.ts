@@ -23,6 +23,7 @@ import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import { defineCommand, subcommand, type OptionDecls, type OptionValues } from '../../../command/define-command.js';
 import { DataTransferError, readBlobRange, uploadFile, type DataNode, type DataUsage } from '../../../sdk/index.js';
+import { mediaTypeOf } from '../../kit/media-type.js';
 import { CliError, unreachableMessage } from '../../../command/cli-error.js';
 import { call, clientContext, CLIENT_OPTIONS, print, type ClientContext } from '../../kit/context.js';
 import { integerOption, shortId } from '../../kit/options.js';
@@ -61,7 +62,7 @@ const OWN = {
   put: {
     args: ['<local-file>', '<remote-path>'],
     options: {
-      'content-type': { type: 'string', value: 't', help: "the file's media type" },
+      'content-type': { type: 'string', value: 't', help: "the file's media type (default: from its extension)" },
       'if-match': { type: 'string', value: 'hash', help: 'write only over this content hash' },
       'if-absent': { type: 'boolean', default: false, help: 'write only a new file' },
     },
@@ -150,7 +151,8 @@ async function put(ctx: ClientContext, values: Values, [local, remoteArgument]: 
   const remote = remoteArgument!.endsWith('/') ? remoteArgument + basename(file) : remoteArgument!;
   const precondition = ifMatch !== undefined ? { expected_hash: ifMatch } : values['if-absent'] ? { expected_hash: null } : undefined;
   const namespace = values.namespace;
-  const contentType = values['content-type'];
+  // Inferred from the remote name's extension (else the local one's) when not given; none when unknown.
+  const contentType = values['content-type'] ?? mediaTypeOf(remoteArgument!.endsWith('/') ? file : remoteArgument!) ?? mediaTypeOf(file) ?? undefined;
 
   const key = [file, info.size, info.mtimeMs, remote, namespace ?? null, ctx.url, precondition?.expected_hash ?? 'any', contentType ?? null];
   const stateFile = join(uploadStateDir(), createHash('sha256').update(JSON.stringify(key)).digest('hex').slice(0, 32) + '.json');

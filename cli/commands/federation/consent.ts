@@ -11,7 +11,8 @@ import type { ConsentGrant } from '../../../sdk/index.js';
 import { TH_CONSENT } from '../../../core/records/reserved-threads.js';
 import { CliError } from '../../../command/cli-error.js';
 import { emitAtNextClock } from '../ledger/emit-record.js';
-import { call, clientContext, CLIENT_OPTIONS, defaultActor, parseListOption, print, type ClientContext } from '../../kit/context.js';
+import { clientContext, CLIENT_OPTIONS, defaultActor, parseListOption, print, type ClientContext } from '../../kit/context.js';
+import { federationCall } from './federation-call.js';
 import { didArgument, integerOption, shortId } from '../../kit/options.js';
 import { textTable } from '../../kit/text-table.js';
 
@@ -127,7 +128,7 @@ export const consent = defineCommand({
       run: async ({ values, positionals }) => {
         if (positionals.length !== 0) throw new CliError(`loom consent list takes no arguments\n${CONSENT_USAGE}`);
         const ctx = clientContext(values);
-        const { data } = await call(ctx, ctx.client.listConsentGrants());
+        const { data } = await federationCall(ctx, ctx.client.listConsentGrants());
         print(ctx, data, () => grantRows(data.data));
       },
     }),

@@ -12,7 +12,8 @@ import { readFile } from 'node:fs/promises';
 import { defineCommand, subcommand, type OptionValues } from '../../../command/define-command.js';
 import type { SyncPair } from '../../../sdk/index.js';
 import { CliError } from '../../../command/cli-error.js';
-import { call, clientContext, CLIENT_OPTIONS, print, type ClientContext } from '../../kit/context.js';
+import { clientContext, CLIENT_OPTIONS, print, type ClientContext } from '../../kit/context.js';
+import { federationCall } from './federation-call.js';
 import { integerOption, shortId } from '../../kit/options.js';
 import { textTable } from '../../kit/text-table.js';
 
@@ -103,7 +104,7 @@ async function add(ctx: ClientContext, values: Values): Promise<void> {
     ...(mode !== undefined ? { mode: mode as (typeof MODES)[number] } : {}),
     ...(values['poll-interval-ms'] !== undefined ? { poll_interval_ms: integerOption('poll-interval-ms', values['poll-interval-ms'], 10)! } : {}),
   };
-  const { data } = await call(ctx, ctx.client.createSyncPair({ body }));
+  const { data } = await federationCall(ctx, ctx.client.createSyncPair({ body }));
   if (data.warning && !ctx.json) process.stderr.write(`loom: warning: ${data.warning}\n`);
   print(ctx, data, () => pairText(data));
 }
@@ -178,7 +179,7 @@ export const sync = defineCommand({
   unknownSubcommand: (sub) => `unknown subcommand "loom sync ${sub}"\n${SYNC_USAGE}`,
   subcommands: {
     pairs: request('the sync pairs of this (target) instance', 0, async (ctx) => {
-      const { data } = await call(ctx, ctx.client.listSyncPairs());
+      const { data } = await federationCall(ctx, ctx.client.listSyncPairs());
       print(ctx, data, () => pairRows(data.data));
     }),
     add: subcommand({
@@ -190,31 +191,31 @@ export const sync = defineCommand({
       },
     }),
     show: request('one pair', 1, async (ctx, path) => {
-      const { data } = await call(ctx, ctx.client.getSyncPair({ path }));
+      const { data } = await federationCall(ctx, ctx.client.getSyncPair({ path }));
       print(ctx, data, () => pairText(data));
     }),
     pause: request('pauses a pair, keeping its cursor', 1, async (ctx, path) => {
-      const { data } = await call(ctx, ctx.client.pauseSyncPair({ path }));
+      const { data } = await federationCall(ctx, ctx.client.pauseSyncPair({ path }));
       print(ctx, data, () => `paused ${data.pair_id} at cursor ${orDash(data.cursor)}\n`);
     }),
     resume: request('resumes a pair from its cursor', 1, async (ctx, path) => {
-      const { data } = await call(ctx, ctx.client.resumeSyncPair({ path }));
+      const { data } = await federationCall(ctx, ctx.client.resumeSyncPair({ path }));
       print(ctx, data, () => `resumed ${data.pair_id} from cursor ${orDash(data.cursor)}\n`);
     }),
     kick: request('pulls now (ends a poll interval or a backoff wait)', 1, async (ctx, path) => {
-      const { data } = await call(ctx, ctx.client.kickSyncPair({ path }));
+      const { data } = await federationCall(ctx, ctx.client.kickSyncPair({ path }));
       print(ctx, data, () => `kicked ${data.pair_id} (${data.state})\n`);
     }),
     rm: request('removes a pair (records already pulled stay)', 1, async (ctx, path) => {
-      const { data } = await call(ctx, ctx.client.deleteSyncPair({ path }));
+      const { data } = await federationCall(ctx, ctx.client.deleteSyncPair({ path }));
       print(ctx, data, () => `removed ${data.pair_id}; records already pulled stay\n`);
     }),
     stats: request("a pair's last hour, in memory", 1, async (ctx, path) => {
-      const { data } = await call(ctx, ctx.client.getSyncPairStats({ path }));
+      const { data } = await federationCall(ctx, ctx.client.getSyncPairStats({ path }));
       print(ctx, data, () => statsText(data));
     }),
     health: request('every pair over the last hour, in memory', 0, async (ctx) => {
-      const { data } = await call(ctx, ctx.client.getSyncHealth());
+      const { data } = await federationCall(ctx, ctx.client.getSyncHealth());
       print(ctx, data, () => healthText(data));
     }),
   },

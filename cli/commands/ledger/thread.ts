@@ -1,4 +1,5 @@
 /** `loom thread list|show`: the threads (GET /v1/threads) and one thread's projection (tui or messages). */
+import { textTable } from '../../kit/text-table.js';
 import { CliError } from '../../../command/cli-error.js';
 import { defineCommand, subcommand } from '../../../command/define-command.js';
 import { call, clientContext, CLIENT_OPTIONS, print } from '../../kit/context.js';
@@ -22,11 +23,9 @@ export const thread = defineCommand({
         const { data } = await call(ctx, ctx.client.listThreads({ query: { ...(values.limit ? { limit: Number(values.limit) } : {}), ...(values.after ? { after: values.after } : {}) } }));
         print(ctx, data, () => {
           if (data.data.length === 0) return 'no threads\n';
-          const lines = data.data.map((t) =>
-            [t.thread, t.status.padEnd(6), String(t.record_count).padStart(7), String(t.last_clock ?? '-').padStart(6), String(t.participants.length).padStart(4), t.first_goal ?? ''].join('  '),
-          );
-          const header = ['thread'.padEnd(67), 'status', 'records', ' clock', 'who ', 'goal'].join('  ');
-          return [header, ...lines, ...(data.has_more ? [`… more: --after ${data.next_cursor}`] : [])].join('\n') + '\n';
+          // Columns sized to their widest cell: reserved thread ids and long statuses are not 67 and 6 wide.
+          const rows = data.data.map((t) => [t.thread, t.status, String(t.record_count), String(t.last_clock ?? '-'), String(t.participants.length), t.first_goal ?? '-']);
+          return textTable(['thread', 'status', 'records', 'clock', 'who', 'goal'], rows) + (data.has_more ? `… more: --after ${data.next_cursor}\n` : '');
         });
       },
     }),

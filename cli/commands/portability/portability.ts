@@ -26,7 +26,8 @@ import { defineCommand, type OptionValues } from '../../../command/define-comman
 import { CliError } from '../../../command/cli-error.js';
 import { call, clientContext, CLIENT_OPTIONS, type ClientContext } from '../../kit/context.js';
 import { integerOption } from '../../kit/options.js';
-import { formatBytes, transferProgress } from '../../kit/progress.js';
+import { byteProgress, formatBytes, transferProgress } from '../../kit/progress.js';
+import { streamDownload } from '../../kit/stream-download.js';
 import { localStore, type LocalImportResult } from '../../kit/local-store.js';
 
 export const PORTABILITY_USAGE = `loom export [-o <file>] [--thread <th_…>] [--actor <did>] [--namespace <ns>] [--after <seq>] [--until <seq>] [--url …] [--token …] [--json]
@@ -258,21 +259,17 @@ export const backupCommand = defineCommand({
     if (values['data-dir'] !== undefined) throw new CliError('loom backup copies a running server (--url); to copy a stopped server, copy its data directory');
     const ctx = clientContext(values);
     const file = resolvePath(values.output ?? `loom-backup-${stamp()}.tar.gz`);
-    const partial = `${file}.part`;
     await mkdir(dirname(file), { recursive: true });
-    const answer = await call(ctx, ctx.client.takeBackup({ parseAs: 'stream' }));
-    const watermark = Number(answer.headers.get('x-loom-backup-watermark'));
-    let bytes = 0;
-    const progress = recordLineProgress('backup');
+    const progress = byteProgress('backup');
+    let answer;
     try {
-      await pipeline(Readable.fromWeb(answer.data as unknown as NodeReadableStream<Uint8Array>), counting((more) => ((bytes += more), progress.update(more, 0))), createWriteStream(partial));
-    } catch (error) {
-      await rm(partial, { force: true });
-      throw new CliError(`the backup was cut short (${(error as Error).message}); nothing was kept`, 1);
+      // Streamed to <file>.part and renamed when complete (cli/kit/stream-download.ts says why not through the SDK).
+      answer = await streamDownload(ctx, 'POST', 'v1/backup', file, (done) => progress.update(done));
     } finally {
       progress.finish();
     }
-    await rename(partial, file);
+    const watermark = Number(answer.headers['x-loom-backup-watermark']);
+    const bytes = answer.bytes;
     const result = { file, watermark, bytes };
     if (values.json) process.stdout.write(JSON.stringify(result, null, 2) + '\n');
     else process.stdout.write(`backup of ${ctx.url} through sequence ${watermark} written to ${file} (${formatBytes(bytes)})\n`);

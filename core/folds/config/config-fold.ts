@@ -40,14 +40,23 @@ export function configFields(body: JsonObject): Record<string, unknown> {
 }
 
 /** Checks fields against a topic: the normalised value, or a message saying what is wrong. */
-export function checkConfigFields<T>(topic: ConfigTopic<T>, fields: Record<string, unknown>): { ok: true; value: T | null } | { ok: false; message: string } {
+/**
+ * Checks a topic's fields. A schema refusal carries the validator's errors as well as a short message: an
+ * HTTP caller words them in the API's terms (core/server/validation-message.ts), the fold's warnings keep
+ * the short message.
+ */
+export function checkConfigFields<T>(
+  topic: ConfigTopic<T>,
+  fields: Record<string, unknown>,
+): { ok: true; value: T | null } | { ok: false; message: string; schemaErrors?: readonly unknown[] } {
   const check = compiled(topic);
   if (!check.Check(fields)) {
-    const details = [...check.Errors(fields)]
+    const errors = [...check.Errors(fields)];
+    const details = errors
       .slice(0, 3)
       .map((e) => `${e.instancePath ? e.instancePath.slice(1).replace(/\//g, '.') : '(fields)'} ${e.message}`)
       .join('; ');
-    return { ok: false, message: `malformed ${topic.topic}: ${details}` };
+    return { ok: false, message: `malformed ${topic.topic}: ${details}`, schemaErrors: errors };
   }
   if (topic.keyedBy !== 'single' && typeof fields[topic.keyedBy] !== 'string') {
     return { ok: false, message: `malformed ${topic.topic}: ${topic.keyedBy} must be a string (it keys the entries)` };

@@ -8,6 +8,7 @@ import { TH_ENGINE_CONFIG } from '../../../core/records/reserved-threads.js';
 import { Reply } from '../../../core/plugin/reply.js';
 import { defineRoute } from '../../../core/plugin/route.js';
 import { RecordSchema } from '../../../core/plugin/shared-schemas.js';
+import { validationMessage } from '../../../core/server/validation-message.js';
 
 export const writeConfigTopic = defineRoute({
   operationId: 'writeConfigTopic',
@@ -34,7 +35,11 @@ export const writeConfigTopic = defineRoute({
     const fields = { ...(body as Record<string, unknown>) };
     for (const marker of ['topic', 'kind', '_v', 'namespace']) delete fields[marker];
     const checked = checkConfigFields(topic, fields);
-    if (!checked.ok) throw new LoomError('INVALID_SHAPE', checked.message);
+    if (!checked.ok) {
+      // The validator's own words never reach a client (docs/decisions.md): the field and what it accepts.
+      const message = checked.schemaErrors ? validationMessage('body', checked.schemaErrors as never, topic.schema, fields) : checked.message;
+      throw new LoomError('INVALID_SHAPE', `${topic.topic}: ${message}`);
+    }
     const { stored } = await writer.appendAs(caller, { thread: TH_ENGINE_CONFIG, act: 'LEARN', body: { topic: topic.topic, ...fields } as JsonObject });
     return Reply.json(201, stored.record);
   },
