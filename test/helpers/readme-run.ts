@@ -26,6 +26,11 @@ const NOT_RUN_SECTIONS: Record<string, string> = {
   Evals: 'needs finished runs; test/cli/evals-commands.test.ts runs them',
   'Work loops (members doing work)': 'needs a model server (Ollama); test/cli/work-commands.test.ts runs the loop against protocol-exact fakes',
   Runs: 'needs a model server; test/cli/runs-commands.test.ts',
+  'Decisions (agents asking people)': 'needs a model server; test/work/decisions.http.test.ts and test/cli/decisions-commands.test.ts run them against protocol-exact fakes',
+  'Pairing two instances': 'two more federated servers on ports 9100/9200 with their own admins; test/federation/handshake.process.test.ts and test/cli/federation-handshake-commands.test.ts run this flow',
+  "The pair's life: pause, degraded, modes, refresh": 'needs the pair made just above; test/federation/pair-lifecycle.process.test.ts and test/cli/federation-lifecycle-commands.test.ts run these commands',
+  'The did:sync directory': 'a server started with --federation on the walkthrough\'s port; test/federation/directory*.test.ts and the CLI tests run it (the example was run by hand as written)',
+  'Chat proxy (Anthropic-API clients through Loom)': 'needs a model provider; test/proxy/*.http.test.ts run the proxy against protocol-exact fakes with the official SDK',
   'PostgreSQL and several servers': 'needs a PostgreSQL server',
 };
 
