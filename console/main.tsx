@@ -14,6 +14,9 @@ import { SignIn } from './views/sign-in.js';
 import { Threads } from './views/threads.js';
 import { Thread } from './views/thread.js';
 import { RecordView } from './views/record.js';
+import { Decisions } from './views/decisions.js';
+import { Runs } from './views/runs.js';
+import { Run } from './views/run.js';
 
 const booting = signal(true);
 
@@ -51,6 +54,10 @@ function Views() {
   const record = /^\/records\/([0-9a-f]{64})$/.exec(path);
   if (record) return <RecordView id={record[1]!} />;
   if (path === '/' || path === '/threads') return <Threads />;
+  if (path === '/decisions') return <Decisions />;
+  if (path === '/runs') return <Runs />;
+  const run = /^\/runs\/([^/]+)$/.exec(path);
+  if (run) return <Run thread={decodeURIComponent(run[1]!)} />;
   return (
     <main id="main">
       <h1>Not found</h1>
@@ -88,6 +95,12 @@ function Shell() {
         <nav aria-label="Views">
           <a href={href('/threads')} aria-current={current('/threads') ?? (path === '/' ? 'page' : undefined)}>
             Threads
+          </a>
+          <a href={href('/decisions')} aria-current={current('/decisions')}>
+            Decisions
+          </a>
+          <a href={href('/runs')} aria-current={current('/runs')}>
+            Runs
           </a>
         </nav>
         <span class="who">{boot_.identity.is_authenticated ? boot_.identity.scopes.join(' ') : 'local (auth off)'}</span>
