@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { ThreadSummary } from '../../sdk/index.js';
-import { client, messageOf } from '../session.js';
-import { href } from '../router.js';
+import { can, client, messageOf } from '../session.js';
+import { href, navigate } from '../router.js';
 import { short } from '../format.js';
 
 /** The threads the caller may read, a page at a time. */
@@ -28,6 +28,7 @@ export function Threads() {
   return (
     <main id="main">
       <h1>Threads</h1>
+      {can('threads:write') && <NewThread />}
       {error && (
         <p role="alert" class="error">
           {error}
@@ -65,5 +66,38 @@ export function Threads() {
         </button>
       )}
     </main>
+  );
+}
+
+/** Opens a task thread (POST /v1/threads): shown only to a caller holding threads:write. */
+function NewThread() {
+  const [goal, setGoal] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  return (
+    <form
+      class="inline"
+      data-write
+      onSubmit={async (event) => {
+        event.preventDefault();
+        if (!goal.trim()) return;
+        setBusy(true);
+        const { data, error: refusal } = await client.value.createThread({ body: { goal: goal.trim() } });
+        setBusy(false);
+        if (data) navigate(`/threads/${data.thread}`);
+        else setError(messageOf(refusal));
+      }}
+    >
+      <label for="new-thread-goal">New thread goal</label>
+      <input id="new-thread-goal" value={goal} onInput={(event) => setGoal((event.target as HTMLInputElement).value)} />
+      <button type="submit" disabled={busy || !goal.trim()}>
+        Open thread
+      </button>
+      {error && (
+        <span role="alert" class="error">
+          {error}
+        </span>
+      )}
+    </form>
   );
 }

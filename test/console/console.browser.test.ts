@@ -254,36 +254,87 @@ describe('web console in Chromium (issue 39)', function () {
     });
   });
 
-  describe('a thread:<id>:read token (test 4)', () => {
-    it('lists only that thread, gets no 403 on any page, renders no write control, and a forced write gets the server\'s 403', async () => {
-      const mine = newThread('console-grain');
-      const [first] = await append(mine, 3);
-      const other = newThread('console-other');
-      await append(other, 1);
-      const reader = await createAccount(server.url, admin, 'grain-reader', [`thread:${mine}:read`]);
+  describe('what each credential sees (test 4)', () => {
+    let mine: string;
+    let first: string;
+    before(async () => {
+      mine = newThread('console-grain');
+      [first] = (await append(mine, 3)) as [string];
+      await append(newThread('console-other'), 1);
+    });
+
+    /** Walks every view as `token`: no answer is a 403; answers the threads listed and the write controls seen. */
+    async function walk(token: string): Promise<{ listed: string[]; writeControls: number; page: Page }> {
       const statuses: Array<{ url: string; status: number }> = [];
-      const page = await open(reader.token, '/threads');
+      const page = await open(token, '/threads');
       page.on('response', (response) => statuses.push({ url: response.url(), status: response.status() }));
       await page.waitForSelector(`[data-thread="${mine}"]`);
-      const listed = await page.$$eval('[data-thread]', (rows) => rows.map((row: any) => row.getAttribute('data-thread')));
-      expect(listed).to.deep.equal([mine]);
+      const listed = (await page.$$eval('[data-thread]', (rows) => rows.map((row: any) => row.getAttribute('data-thread')))) as string[];
+      let writeControls = await page.locator('[data-write]').count();
       await page.click(`[data-thread="${mine}"] a`);
-      await page.waitForSelector(`[data-index="0"][data-id]`);
+      await page.waitForSelector('[data-index="0"][data-id]');
+      await page.waitForSelector('[data-stream="live"]');
+      writeControls += await page.locator('[data-write]').count();
       await page.goto(`${server.url}/console/records/${first}`);
-      await page.getByRole('heading', { name: /Record/ }).waitFor();
-      await page.getByText(first!).first().waitFor();
-      expect(await page.locator('[data-write]').count()).to.equal(0);
-      expect(statuses.filter((answer) => answer.status === 403)).to.deep.equal([]);
-      const forced = await page.evaluate(async ({ bearerToken, thread }) => {
-        const response = await fetch('/v1/records', {
-          method: 'POST',
-          headers: { authorization: `Bearer ${bearerToken}`, 'content-type': 'application/json' },
-          body: JSON.stringify({ thread, actor: 'did:sync:user:alice', act: 'KNOW', body: {}, clock: 99, data_type: 'SCALAR' }),
-        });
-        return { status: response.status, body: (await response.json()) as { code: string } };
-      }, { bearerToken: reader.token, thread: mine });
+      await page.getByText(first).first().waitFor();
+      writeControls += await page.locator('[data-write]').count();
+      for (const view of ['decisions', 'runs']) {
+        await page.getByRole('link', { name: view === 'decisions' ? 'Decisions' : 'Runs' }).click();
+        await page.getByRole('heading', { name: view === 'decisions' ? 'Decisions' : 'Runs' }).waitFor();
+        await page.waitForLoadState('networkidle');
+        writeControls += await page.locator('[data-write]').count();
+      }
+      expect(await page.getByRole('alert').count(), 'no view shows a refusal').to.equal(0);
+      expect(statuses.filter((answer) => answer.status === 403 || answer.status === 401)).to.deep.equal([]);
+      return { listed, writeControls, page };
+    }
+
+    const forcedWrite = (page: Page, token: string) =>
+      page.evaluate(
+        async ({ bearerToken, thread }) => {
+          const response = await fetch('/v1/records', {
+            method: 'POST',
+            headers: { authorization: `Bearer ${bearerToken}`, 'content-type': 'application/json' },
+            body: JSON.stringify({ thread, actor: 'did:sync:user:alice', act: 'KNOW', body: {}, clock: 99, data_type: 'SCALAR' }),
+          });
+          return { status: response.status, body: (await response.json()) as { code: string } };
+        },
+        { bearerToken: token, thread: mine },
+      );
+
+    it('thread:<id>:read lists only that thread, gets no 403 on any page, sees no write control, and a forced write gets the server\'s 403', async () => {
+      const grain = await createAccount(server.url, admin, 'grain-reader', [`thread:${mine}:read`]);
+      const { listed, writeControls, page } = await walk(grain.token);
+      expect(listed).to.deep.equal([mine]);
+      expect(writeControls).to.equal(0);
+      const forced = await forcedWrite(page, grain.token);
       expect(forced.status).to.equal(403);
       expect(forced.body.code).to.equal('SCOPE_FORBIDDEN');
+    });
+
+    it('the reader preset sees every thread and no write control; a forced write gets 403', async () => {
+      const reader = await createAccount(server.url, admin, 'preset-reader', ['records:read']);
+      const { listed, writeControls, page } = await walk(reader.token);
+      expect(listed).to.include(mine);
+      expect(listed.length).to.be.greaterThan(1);
+      expect(writeControls).to.equal(0);
+      expect((await forcedWrite(page, reader.token)).status).to.equal(403);
+    });
+
+    it('the contributor preset gets no 403 and no thread-opening control (it lacks threads:write)', async () => {
+      const contributor = await createAccount(server.url, admin, 'preset-contributor', ['records:read', 'records:write']);
+      const { writeControls } = await walk(contributor.token);
+      expect(writeControls).to.equal(0);
+    });
+
+    it('the admin preset gets no 403 and the thread-opening control', async () => {
+      const { writeControls, page } = await walk(admin.token);
+      expect(writeControls).to.be.greaterThan(0);
+      await page.getByRole('link', { name: 'Threads' }).click();
+      await page.getByLabel('New thread goal').fill('opened from the console');
+      await page.getByRole('button', { name: 'Open thread' }).click();
+      await page.waitForSelector('[data-index="0"][data-id]');
+      expect(page.url()).to.match(/\/console\/threads\/th_[0-9a-f]{64}$/);
     });
   });
 
