@@ -15,6 +15,25 @@ const out = join(here, '..', 'dist', 'console');
 await rm(out, { recursive: true, force: true });
 await mkdir(join(out, 'assets'), { recursive: true });
 
+/**
+ * The SDK's index also exports offline verifiers (verify-fold, verify-run) that
+ * import fold code and TypeBox; the console uses none of them. Those modules
+ * only declare, so they are marked side-effect free and esbuild drops what
+ * nothing uses (about half the bundle).
+ */
+const PURE = /[\\/](plugins|core[\\/]folds)[\\/]|[\\/]node_modules[\\/]typebox[\\/]/;
+const pureModules = {
+  name: 'pure-modules',
+  setup(builder) {
+    builder.onResolve({ filter: /.*/ }, async (args) => {
+      if (args.pluginData === 'pure-modules' || args.kind === 'entry-point') return undefined;
+      const resolved = await builder.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, importer: args.importer, pluginData: 'pure-modules' });
+      if (resolved.errors.length > 0 || !PURE.test(resolved.path)) return undefined;
+      return { ...resolved, sideEffects: false };
+    });
+  },
+};
+
 const result = await build({
   entryPoints: [join(here, 'main.tsx')],
   outdir: join(out, 'assets'),
@@ -30,6 +49,7 @@ const result = await build({
   metafile: true,
   legalComments: 'none',
   logLevel: 'warning',
+  plugins: [pureModules],
 });
 
 const outputs = Object.keys(result.metafile.outputs).map((file) => basename(file));
