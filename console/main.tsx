@@ -17,6 +17,7 @@ import { RecordView } from './views/record.js';
 import { Decisions } from './views/decisions.js';
 import { Runs } from './views/runs.js';
 import { Run } from './views/run.js';
+import { Access } from './views/access.js';
 
 const booting = signal(true);
 
@@ -56,6 +57,7 @@ function Views() {
   if (path === '/' || path === '/threads') return <Threads />;
   if (path === '/decisions') return <Decisions />;
   if (path === '/runs') return <Runs />;
+  if (path === '/access') return <Access />;
   const run = /^\/runs\/([^/]+)$/.exec(path);
   if (run) return <Run thread={decodeURIComponent(run[1]!)} />;
   return (
@@ -101,6 +103,9 @@ function Shell() {
           </a>
           <a href={href('/runs')} aria-current={current('/runs')}>
             Runs
+          </a>
+          <a href={href('/access')} aria-current={current('/access')}>
+            Access
           </a>
         </nav>
         <span class="who">{boot_.identity.is_authenticated ? boot_.identity.scopes.join(' ') : 'local (auth off)'}</span>

@@ -101,12 +101,19 @@ describe('web console accessibility in Chromium (issue 39, test 3)', function ()
         if (view.path === '/decisions') await viewer.waitForSelector('[data-decision]');
         await axe(viewer, view.path);
       }
+      // The access view with every admin form and table (an invite issued, so its link shows too).
+      const admin = await page(world.server.url, world.admin.token, colorScheme);
+      await admin.goto(`${world.server.url}/console/access`);
+      await admin.getByRole('button', { name: 'Create invite' }).click();
+      await admin.getByLabel('Invite link').waitFor();
+      await admin.waitForSelector('[data-account]');
+      await axe(admin, '/access (admin)');
     });
   }
 
   it('auth off: every view has no axe violation', async () => {
     const viewer = await page(open.url, null, 'light');
-    for (const view of views().slice(0, 5)) {
+    for (const view of [...views().slice(0, 5), { path: '/access', ready: '#members-heading' }]) {
       await viewer.goto(`${open.url}/console${view.path}`);
       await viewer.waitForSelector(view.ready);
       await axe(viewer, `auth off ${view.path}`);
@@ -114,8 +121,8 @@ describe('web console accessibility in Chromium (issue 39, test 3)', function ()
   });
 
   it('keyboard only: Tab reaches every control of each view, each with a visible focus ring', async () => {
-    const viewer = await page(world.server.url, world.owner.token, 'light');
-    for (const view of [...views(), { path: '/decisions', ready: '[data-decision]' }]) {
+    const viewer = await page(world.server.url, world.admin.token, 'light');
+    for (const view of [...views(), { path: '/decisions', ready: '[data-decision]' }, { path: '/access', ready: '[data-account]' }]) {
       await viewer.goto(`${world.server.url}/console${view.path}`);
       await viewer.waitForSelector(view.ready);
       await viewer.waitForTimeout(100);
