@@ -18,6 +18,8 @@ import { Decisions } from './views/decisions.js';
 import { Runs } from './views/runs.js';
 import { Run } from './views/run.js';
 import { Access } from './views/access.js';
+import { Folds } from './views/folds.js';
+import { Instance } from './views/instance.js';
 
 const booting = signal(true);
 
@@ -58,6 +60,8 @@ function Views() {
   if (path === '/decisions') return <Decisions />;
   if (path === '/runs') return <Runs />;
   if (path === '/access') return <Access />;
+  if (path === '/folds') return <Folds />;
+  if (path === '/instance') return <Instance />;
   const run = /^\/runs\/([^/]+)$/.exec(path);
   if (run) return <Run thread={decodeURIComponent(run[1]!)} />;
   return (
@@ -104,8 +108,14 @@ function Shell() {
           <a href={href('/runs')} aria-current={current('/runs')}>
             Runs
           </a>
+          <a href={href('/folds')} aria-current={current('/folds')}>
+            Folds
+          </a>
           <a href={href('/access')} aria-current={current('/access')}>
             Access
+          </a>
+          <a href={href('/instance')} aria-current={current('/instance')}>
+            Instance
           </a>
         </nav>
         <span class="who">{boot_.identity.is_authenticated ? boot_.identity.scopes.join(' ') : 'local (auth off)'}</span>

@@ -5,14 +5,16 @@
  * them to sign-in with the server's message. A service account made in the
  * console shows its key once, and the key works until revoked there. A
  * non-admin's access view makes no admin call (no 403) and offers no verb.
+ * The fold browser shows the API's watermark; the instance view shows
+ * health to anyone and the engine and fleet to an operator only.
  */
 import { expect } from 'chai';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { bearer, bootstrapAdmin, createAccount, type Credential } from '../helpers/auth.js';
-import { request, startServer, type StartedServer } from '../helpers/http-server.js';
+import { newThread as taskThread, request, startServer, type StartedServer } from '../helpers/http-server.js';
 import { consoleContext, launch, RequestLog } from './browser.js';
 
-describe('web console: access in Chromium (issue 39)', function () {
+describe('web console: access, folds and instance in Chromium (issue 39)', function () {
   this.timeout(120_000);
   let browser: Browser;
   let server: StartedServer;
@@ -95,6 +97,45 @@ describe('web console: access in Chromium (issue 39)', function () {
     expect(statuses.filter((status) => status === 403 || status === 401)).to.deep.equal([]);
     expect(await page.locator('[data-write]').count()).to.equal(0);
     expect(await page.getByRole('heading', { name: 'Invites' }).count()).to.equal(0);
+  });
+
+  it('the fold browser reads a thread fold and a global fold with the watermark the API gives', async () => {
+    const thread = taskThread();
+    const batch = Array.from({ length: 5 }, (_, i) => ({ thread, actor: 'did:sync:user:alice', act: 'KNOW', body: { text: `n${i}` }, clock: i, data_type: 'SCALAR' }));
+    expect((await request(server.url, 'POST', '/v1/records/batch', { json: batch, headers: bearer(admin) })).status).to.equal(200);
+    const folds = (await request(server.url, 'GET', '/v1/folds', { headers: bearer(admin) })).json.data as Array<{ name: string; scope: string }>;
+    const threadFold = folds.find((fold) => fold.scope === 'thread')!;
+    const globalFold = folds.find((fold) => fold.scope === 'global')!;
+    const page = await open(admin.token, '/folds');
+    await page.getByLabel('Fold').selectOption(threadFold.name);
+    await page.getByLabel('Thread').fill(thread);
+    await page.getByRole('button', { name: 'Read' }).click();
+    await page.waitForSelector(`[data-fold="${threadFold.name}"]`);
+    const api = await request(server.url, 'GET', `/v1/folds/${threadFold.name}/${thread}`, { headers: bearer(admin) });
+    expect(await page.getAttribute('[data-fold]', 'data-watermark')).to.equal(String(api.json.watermark));
+    await page.getByLabel('Fold').selectOption(globalFold.name);
+    await page.getByRole('button', { name: 'Read' }).click();
+    await page.waitForSelector(`[data-fold="${globalFold.name}"]`);
+    expect(Number(await page.getAttribute('[data-fold]', 'data-watermark'))).to.be.at.least(0);
+    expect(await page.getByText(/read at/).count()).to.equal(1);
+  });
+
+  it('the instance view shows health to anyone, and the engine and fleet to an operator only', async () => {
+    const health = (await request(server.url, 'GET', '/health')).json;
+    const operator = await open(admin.token, '/instance');
+    await operator.waitForSelector('[data-health="ok"]');
+    await operator.getByText(health.instance_did).waitFor();
+    await operator.waitForSelector('[data-engine]');
+    await operator.waitForSelector('[data-emergency="off"]');
+    const reader = await createAccount(server.url, admin, 'instance-reader', ['records:read']);
+    const statuses: number[] = [];
+    const page = await open(reader.token, '/threads');
+    page.on('response', (response) => statuses.push(response.status()));
+    await page.getByRole('link', { name: 'Instance' }).click();
+    await page.waitForSelector('[data-health="ok"]');
+    await page.waitForSelector('[data-read-at]');
+    expect(await page.locator('[data-engine]').count()).to.equal(0);
+    expect(statuses.filter((status) => status === 403 || status === 401)).to.deep.equal([]);
   });
 
   it('every request was an OpenAPI operation, none off loopback (test 5)', () => {
