@@ -3,6 +3,7 @@ import type { Invite, Member, ServiceAccount } from '../../sdk/index.js';
 import { can, client, messageOf, token } from '../session.js';
 import { href } from '../router.js';
 import { short } from '../format.js';
+import { Time } from '../time.js';
 
 /**
  * Who holds access: members (everyone sees their own row, an admin sees all:
@@ -71,7 +72,9 @@ function Members({ admin }: { admin: boolean }) {
                 </td>
                 <td>{member.scopes.join(' ')}</td>
                 <td data-state={member.state}>{member.state.replace(/_/g, ' ')}</td>
-                <td>{new Date(member.expires_at).toLocaleString()}</td>
+                <td>
+                  <Time at={member.expires_at} />
+                </td>
                 {admin && (
                   <td>
                     {member.state === 'active' && (
@@ -198,7 +201,9 @@ function Invites() {
                 <td class="num">
                   {invite.uses} / {invite.max_uses}
                 </td>
-                <td>{new Date(invite.expires_at).toLocaleString()}</td>
+                <td>
+                  <Time at={invite.expires_at} />
+                </td>
                 <td>
                   {signed && invite.state === 'active' && (
                     <button type="button" class="danger" data-write onClick={() => void revoke(invite.invite_id)}>

@@ -4,6 +4,7 @@ import { can, client, messageOf } from '../session.js';
 import { href } from '../router.js';
 import { short } from '../format.js';
 import { coalesced, follow } from '../follow.js';
+import { Time } from '../time.js';
 
 /** How often the queue and the running runs are re-read; a running run's own records refresh it at once. */
 const POLL_MS = 1_000;
@@ -82,7 +83,12 @@ export function DecisionCard({ decision, onAnswered }: { decision: Decision; onA
       <p class="meta">
         {decision.about === 'tool_call' ? `Approve the call of ${decision.tool ?? 'a tool'}` : decision.about === 'blueprint_proposal' ? 'A blueprint proposal' : 'A question'} from{' '}
         {decision.actor_name ?? short(decision.actor, 24)} · run <a href={href(`/runs/${decision.run}`)}>{decision.goal || short(decision.run, 16)}</a>
-        {decision.raised_at && <> · raised {new Date(decision.raised_at).toLocaleString()}</>}
+        {decision.raised_at && (
+          <>
+            {' '}
+            · raised <Time at={decision.raised_at} />
+          </>
+        )}
       </p>
       {decision.reason && <p>{decision.reason}</p>}
       {decision.input !== null && decision.input !== undefined && <pre class="body small">{JSON.stringify(decision.input, null, 2)}</pre>}

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { FoldAnswer, FoldList } from '../../sdk/index.js';
 import { client, messageOf } from '../session.js';
+import { Time } from '../time.js';
 
 type FoldEntry = FoldList['data'][number];
 
@@ -80,7 +81,7 @@ export function Folds() {
         <section aria-labelledby="fold-answer" data-fold={answer.fold.fold_name} data-watermark={answer.fold.watermark}>
           <h2 id="fold-answer">{answer.fold.fold_name}</h2>
           <p>
-            Watermark <strong>{answer.fold.watermark}</strong> (the highest record sequence covered), read at {answer.readAt.toLocaleTimeString()}.
+            Watermark <strong>{answer.fold.watermark}</strong> (the highest record sequence covered), read at <Time at={answer.readAt} timeOnly />.
           </p>
           <pre class="body" tabIndex={0}>
             {value.length > COLLAPSE_AT && !open ? `${value.slice(0, COLLAPSE_AT)}…` : value}

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { EngineHealth, FleetStatus, Health } from '../../sdk/index.js';
 import { can, client, messageOf } from '../session.js';
+import { Time } from '../time.js';
 
 /**
  * The instance: health and identity (anyone), readiness, and for an
@@ -44,7 +45,7 @@ export function Instance() {
           {error}
         </p>
       )}
-      {readAt && <p class="hint" data-read-at>Read at {readAt.toLocaleTimeString()} (every 5 s).</p>}
+      {readAt && <p class="hint" data-read-at>Read at <Time at={readAt} timeOnly /> (every 5 s).</p>}
       {health && (
         <section aria-labelledby="health-heading">
           <h2 id="health-heading">Health</h2>
@@ -94,7 +95,9 @@ export function Instance() {
                     <td>{consumer.name}</td>
                     <td>{consumer.state.replace(/_/g, ' ')}</td>
                     <td class="num">{consumer.lag}</td>
-                    <td>{consumer.last_error ? `${consumer.last_error.message} (${new Date(consumer.last_error.at).toLocaleString()})` : 'none'}</td>
+                    <td>{consumer.last_error ? <>
+                          {consumer.last_error.message} (<Time at={consumer.last_error.at} />)
+                        </> : 'none'}</td>
                   </tr>
                 ))}
               </tbody>
@@ -124,7 +127,16 @@ export function Instance() {
       {fleet && (
         <section aria-labelledby="fleet-heading">
           <h2 id="fleet-heading">Fleet</h2>
-          <p data-emergency={fleet.emergency ? 'on' : 'off'}>Emergency stop: {fleet.emergency ? `engaged since ${new Date(fleet.emergency.since).toLocaleString()}` : 'off'}</p>
+          <p data-emergency={fleet.emergency ? 'on' : 'off'}>
+            Emergency stop:{' '}
+            {fleet.emergency ? (
+              <>
+                engaged since <Time at={fleet.emergency.since} />
+              </>
+            ) : (
+              'off'
+            )}
+          </p>
           <p>{fleet.freezes.length === 0 ? 'No namespace is frozen.' : `Frozen: ${fleet.freezes.map((freeze) => `${freeze.namespace} (${freeze.level})`).join(', ')}`}</p>
           <p>
             {fleet.instances.length} instance{fleet.instances.length === 1 ? '' : 's'} reporting heartbeats

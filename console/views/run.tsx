@@ -80,7 +80,7 @@ export function Run({ thread }: { thread: string }) {
   const active = row !== null && (row.state === 'running' || row.state === 'waiting_on_you');
   return (
     <main id="main">
-      <h1>Run {row ? `: ${row.goal}` : <code>{short(thread, 16)}</code>}</h1>
+      <h1>{row ? `Run: ${row.goal}` : <>Run <code>{short(thread, 16)}</code></>}</h1>
       {error && (
         <p role="alert" class="error">
           {error}
