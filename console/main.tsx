@@ -53,7 +53,8 @@ async function boot(): Promise<void> {
 function Views() {
   const path = route.value.split('?')[0]!;
   const thread = /^\/threads\/([^/]+)$/.exec(path);
-  if (thread) return <Thread id={decodeURIComponent(thread[1]!)} />;
+  const at = new URLSearchParams(route.value.split('?')[1] ?? '').get('at') ?? undefined;
+  if (thread) return <Thread key={`${thread[1]}:${at ?? ''}`} id={decodeURIComponent(thread[1]!)} at={at} />;
   const record = /^\/records\/([0-9a-f]{64})$/.exec(path);
   if (record) return <RecordView id={record[1]!} />;
   if (path === '/' || path === '/threads') return <Threads />;

@@ -36,6 +36,8 @@ export class ThreadFeed {
   private readonly pending = new Set<number>();
   private lastSeq = 0;
   private readonly stop = new AbortController();
+  /** The row a link asked for (`?at=<record id>`): its position once found. */
+  readonly anchor = signal<{ id: string; index: number } | null>(null);
   /** Live rows added since the view last stood at the top (shown as "behind by N"). */
   readonly behind = signal(0);
   onLive: ((added: number) => void) | null = null;
@@ -60,6 +62,22 @@ export class ThreadFeed {
     this.total.value = this.snapshotTotal;
     this.version.value++;
     void this.watch();
+  }
+
+  /**
+   * Finds where record `id` sits (newest first): its sequence, then how many
+   * of the snapshot's records are newer. The page holding it loads as the view scrolls there.
+   */
+  async locate(id: string): Promise<void> {
+    const found = await this.client.queryRecords({ body: { thread: this.thread, filter: { id }, limit: 1 } });
+    const sequence = found.data?.sequences[0];
+    if (sequence === undefined) {
+      this.error.value = `record ${id} is not on this thread`;
+      return;
+    }
+    const newer = await this.client.queryRecords({ body: { thread: this.thread, filter: { sequence: { $gt: sequence, $lte: this.snapshotSeq } }, limit: 0 } });
+    if (!newer.data) return;
+    this.anchor.value = { id, index: this.live.length + newer.data.matched_total };
   }
 
   close(): void {

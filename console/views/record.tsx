@@ -45,7 +45,7 @@ export function RecordView({ id }: { id: string }) {
         </dd>
         <dt>Thread</dt>
         <dd>
-          <a href={href(`/threads/${record.thread}`)}>
+          <a href={href(`/threads/${record.thread}?at=${record.id}`)}>
             <code>{record.thread}</code>
           </a>
         </dd>

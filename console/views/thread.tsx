@@ -9,7 +9,7 @@ const ROW = 36;
 const OVERSCAN = 8;
 
 /** A thread's records, newest first, virtualised, with the live tail. */
-export function Thread({ id }: { id: string }) {
+export function Thread({ id, at }: { id: string; at?: string | undefined }) {
   const feed = useMemo(() => new ThreadFeed(client.value, id), [id]);
   const scroller = useRef<HTMLDivElement>(null);
   const [top, setTop] = useState(0);
@@ -24,9 +24,18 @@ export function Thread({ id }: { id: string }) {
         feed.behind.value += added;
       }
     };
-    void feed.open();
+    void feed.open().then(() => (at ? feed.locate(at) : undefined));
     return () => feed.close();
   }, [feed]);
+
+  // Scroll anchored to a record: the asked-for row a third of the way down the view.
+  const anchor = feed.anchor.value;
+  useEffect(() => {
+    const element = scroller.current;
+    if (!anchor || !element) return;
+    element.scrollTop = Math.max(0, anchor.index * ROW - Math.floor(element.clientHeight / 3));
+    setTop(element.scrollTop);
+  }, [anchor]);
 
   useEffect(() => {
     const element = scroller.current;
@@ -46,7 +55,7 @@ export function Thread({ id }: { id: string }) {
   for (let index = first; index < last; index++) {
     const row = feed.row(index);
     rows.push(
-      <div role="listitem" class="row" key={row?.record.id ?? `slot-${index}`} style={{ transform: `translateY(${index * ROW}px)` }} data-id={row?.record.id} data-index={index} aria-setsize={total} aria-posinset={index + 1}>
+      <div role="listitem" class={row && anchor?.id === row.record.id ? 'row anchored' : 'row'} aria-current={row && anchor?.id === row.record.id ? 'location' : undefined} key={row?.record.id ?? `slot-${index}`} style={{ transform: `translateY(${index * ROW}px)` }} data-id={row?.record.id} data-index={index} aria-setsize={total} aria-posinset={index + 1}>
         {row ? (
           <a href={href(`/records/${row.record.id}`)}>
             <span class="act">{row.record.act}</span>

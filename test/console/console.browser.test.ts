@@ -186,6 +186,19 @@ describe('web console in Chromium (issue 39)', function () {
       // Newest first: row i is the (BIG - 1 - i)th record written.
       for (let index = 0; index < BIG; index++) expect(byIndex.get(index), `row ${index}`).to.equal(ids[BIG - 1 - index]);
     });
+
+    it('a link to a record opens its thread scrolled to that record (the record view links so)', async () => {
+      const target = ids[5_000]!;
+      const page = await open(admin.token, `/records/${target}`);
+      await page.getByRole('link', { name: thread }).click();
+      const row = page.locator(`[role=listitem][data-id="${target}"]`);
+      await row.waitFor();
+      expect(await row.getAttribute('aria-current')).to.equal('location');
+      expect(await row.getAttribute('data-index')).to.equal(String(BIG - 1 - 5_000));
+      expect(await row.isVisible()).to.equal(true);
+      const box = (await row.boundingBox())!;
+      expect(box.y).to.be.within(0, 720 - box.height);
+    });
   });
 
   describe('live rows (test 2)', () => {
