@@ -20,6 +20,7 @@ import { Run } from './views/run.js';
 import { Access } from './views/access.js';
 import { Folds } from './views/folds.js';
 import { Instance } from './views/instance.js';
+import { Search } from './views/search.js';
 
 const booting = signal(true);
 
@@ -63,6 +64,7 @@ function Views() {
   if (path === '/access') return <Access />;
   if (path === '/folds') return <Folds />;
   if (path === '/instance') return <Instance />;
+  if (path === '/search') return <Search />;
   const run = /^\/runs\/([^/]+)$/.exec(path);
   if (run) return <Run thread={decodeURIComponent(run[1]!)} />;
   return (
@@ -108,6 +110,9 @@ function Shell() {
           </a>
           <a href={href('/runs')} aria-current={current('/runs')}>
             Runs
+          </a>
+          <a href={href('/search')} aria-current={current('/search')}>
+            Search
           </a>
           <a href={href('/folds')} aria-current={current('/folds')}>
             Folds

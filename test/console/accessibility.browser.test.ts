@@ -74,6 +74,7 @@ describe('web console accessibility in Chromium (issue 39, test 3)', function ()
     { path: '/runs', ready: '[data-run], main h1' },
     { path: `/runs/${waitingRun}`, ready: '[data-run-state]' },
     { path: '/folds', ready: '#fold-name option:nth-child(2)' },
+    { path: '/search?q=note', ready: '.hits li, main p' },
     { path: '/instance', ready: '[data-health]' },
   ];
 

@@ -138,6 +138,32 @@ describe('web console: access, folds and instance in Chromium (issue 39)', funct
     expect(statuses.filter((status) => status === 403 || status === 401)).to.deep.equal([]);
   });
 
+  it('search finds a record\'s words, marks them in the snippet, and links into its thread at the record', async () => {
+    const thread = taskThread();
+    const written = await request(server.url, 'POST', '/v1/records', {
+      json: { thread, actor: 'did:sync:user:alice', act: 'KNOW', body: { text: 'The quokka census is due on Friday.' }, clock: 0, data_type: 'SCALAR' },
+      headers: bearer(admin),
+    });
+    expect(written.status, written.text).to.equal(201);
+    // The index follows the log: wait until the API finds it.
+    for (let tries = 0; ; tries++) {
+      const found = await request(server.url, 'GET', '/v1/find?q=quokka', { headers: bearer(admin) });
+      if (found.json.data?.length > 0) break;
+      if (tries > 100) throw new Error(`find never answered: ${found.text}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const page = await open(admin.token, '/threads');
+    await page.getByRole('link', { name: 'Search' }).click();
+    await page.getByLabel('Find').fill('quokka');
+    await page.getByRole('button', { name: 'Search' }).click();
+    const hit = page.locator(`[data-hit="${thread}"]`);
+    await hit.waitFor();
+    expect((await hit.locator('mark').first().textContent())?.toLowerCase()).to.equal('quokka');
+    expect(page.url()).to.match(/\/console\/search\?q=quokka$/);
+    await hit.getByRole('link').click();
+    await page.waitForSelector(`[role=listitem][data-id="${written.json.id}"][aria-current="location"]`);
+  });
+
   it('every request was an OpenAPI operation, none off loopback (test 5)', () => {
     console.log(`      operations used: ${log.operationsSeen().join(', ')}`);
     expect(log.undeclared()).to.deep.equal([]);

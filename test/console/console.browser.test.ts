@@ -291,7 +291,7 @@ describe('web console in Chromium (issue 39)', function () {
       await page.goto(`${server.url}/console/records/${first}`);
       await page.getByText(first).first().waitFor();
       writeControls += await page.locator('[data-write]').count();
-      for (const view of ['Decisions', 'Runs', 'Folds', 'Access', 'Instance']) {
+      for (const view of ['Decisions', 'Runs', 'Search', 'Folds', 'Access', 'Instance']) {
         await page.getByRole('link', { name: view }).click();
         await page.getByRole('heading', { name: view, exact: true }).waitFor();
         await page.waitForLoadState('networkidle');
