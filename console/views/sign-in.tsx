@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { signIn, signInMessage } from '../session.js';
+import { client, messageOf, signIn, signInMessage } from '../session.js';
 
 /** Paste a bearer; an invite link (/console/invite#<token>) is redeemed by the shell before this shows. */
 export function SignIn() {
@@ -23,6 +23,43 @@ export function SignIn() {
         <button type="submit">Sign in</button>
       </form>
       <p class="hint">The token stays in this tab only (session storage) and is sent to this instance alone. An invite link opens this console and signs you in.</p>
+      <Recover />
     </main>
+  );
+}
+
+/** Re-credential with a recovery code (POST /v1/recredential): the proof is the credential; refusals are shown verbatim (spec §5.6). */
+function Recover() {
+  const [principal, setPrincipal] = useState('');
+  const [code, setCode] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  return (
+    <section aria-labelledby="recover-heading">
+      <h2 id="recover-heading">Recover with a recovery code</h2>
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
+      <form
+        onSubmit={async (event) => {
+          event.preventDefault();
+          setBusy(true);
+          const { data, error: refusal } = await client.value.recredential({ body: { principal: principal.trim(), proof: { kind: 'recovery_code', evidence: code.trim() } } });
+          setBusy(false);
+          if (data) signIn(data.token);
+          else setError(messageOf(refusal));
+        }}
+      >
+        <label for="recover-principal">Member (label or DID)</label>
+        <input id="recover-principal" autocomplete="username" value={principal} onInput={(event) => setPrincipal((event.target as HTMLInputElement).value)} />
+        <label for="recover-code">Recovery code</label>
+        <input id="recover-code" type="password" autocomplete="off" value={code} onInput={(event) => setCode((event.target as HTMLInputElement).value)} />
+        <button type="submit" disabled={busy || !principal.trim() || !code.trim()}>
+          Recover access
+        </button>
+      </form>
+    </section>
   );
 }

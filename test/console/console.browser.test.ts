@@ -132,6 +132,30 @@ describe('web console in Chromium (issue 39)', function () {
     });
   });
 
+  describe('recovery', () => {
+    it('a recovery code signs a member back in; a wrong one shows the server\'s refusal verbatim', async () => {
+      const invite = await request(server.url, 'POST', '/v1/invites', { json: { membership: { preset: 'reader', label: 'dora' } }, headers: bearer(admin) });
+      const redeemed = await request(server.url, 'POST', '/v1/invites/redeem', { json: { invite: invite.json.invite_token } });
+      expect(redeemed.status, redeemed.text).to.equal(201);
+      const bound = await request(server.url, 'POST', '/v1/self/bindings', { json: { kind: 'recovery_code' }, headers: bearer(redeemed.json.token) });
+      expect(bound.status, bound.text).to.equal(201);
+      const page = await open(null, '/');
+      await page.getByLabel('Member (label or DID)').fill('dora');
+      await page.getByLabel('Recovery code', { exact: true }).fill('0'.repeat(26));
+      await page.getByRole('button', { name: 'Recover access' }).click();
+      const alert = page.getByRole('alert');
+      await alert.waitFor();
+      const refused = await request(server.url, 'POST', '/v1/recredential', { json: { principal: 'nobody', proof: { kind: 'recovery_code', evidence: '0'.repeat(26) } } });
+      expect(await alert.textContent()).to.equal(refused.json.message);
+      await page.getByLabel('Recovery code', { exact: true }).fill(bound.json.secret);
+      await page.getByRole('button', { name: 'Recover access' }).click();
+      await page.getByRole('heading', { name: 'Threads' }).waitFor();
+      const token = await page.evaluate(() => sessionStorage.getItem('loom.console.token'));
+      const self = await request(server.url, 'GET', '/v1/self', { headers: bearer(token!) });
+      expect(self.status, self.text).to.equal(200);
+    });
+  });
+
   describe('a 10,000-record thread (test 1)', () => {
     let thread: string;
     let ids: string[];
