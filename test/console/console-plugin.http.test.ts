@@ -7,8 +7,14 @@
  * operations stay exactly the OpenAPI document's).
  */
 import { expect } from 'chai';
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { CONSOLE_CSP, consoleBuilt } from '../../plugins/console/index.js';
+import { CONSOLE_BUILD_DIR, CONSOLE_CSP, consoleBuilt } from '../../plugins/console/index.js';
+import { definePlugin } from '../../core/plugin/plugin.js';
 import { startServer, type StartedServer } from '../helpers/http-server.js';
 
 /** Test 6 of issue 39: the console's assets, gzipped, in total. */
@@ -84,6 +90,51 @@ describe('console plugin: /console/ (HTTP)', () => {
   it('adds no route: the router holds only declared API operations', () => {
     const paths = server.loom.server.table().map((route) => route.path);
     expect(paths.filter((path) => path.startsWith('/console'))).to.deep.equal([]);
+  });
+
+  it('refuses a second site on the same prefix, and one under /v1', async () => {
+    for (const prefix of ['/console', '/console/more', '/v1/ui']) {
+      const squatter = definePlugin({
+        name: 'squatter',
+        version: '1.0.0',
+        register(scope) {
+          scope.staticSite({ prefix, root: CONSOLE_BUILD_DIR, fallback: 'index.html', assets: 'assets', headers: {} });
+        },
+      });
+      let refused: unknown = null;
+      try {
+        const extra = await startServer({ plugins: [squatter], ...(prefix === '/v1/ui' ? { console: false } : {}) });
+        await extra.stop();
+      } catch (error) {
+        refused = error;
+      }
+      expect(String(refused), prefix).to.match(/static site prefix/);
+    }
+  });
+
+  it('loom serve prints the console URL at start, and the URL answers the console', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'loom-console-serve-'));
+    const bin = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin', 'loom.js');
+    const child = spawn(process.execPath, [bin, 'serve', '--port', '0', '--data-dir', dataDir], { stdio: ['ignore', 'ignore', 'pipe'] });
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        let text = '';
+        const timer = setTimeout(() => reject(new Error(`no console line in: ${text}`)), 20_000);
+        child.stderr.on('data', (chunk: Buffer) => {
+          text += chunk.toString();
+          const found = /^console: (http:\/\/127\.0\.0\.1:\d+\/console\/)$/m.exec(text);
+          if (found) (clearTimeout(timer), resolve(found[1]!));
+        });
+        child.on('exit', (code) => reject(new Error(`loom serve exited (${code}): ${text}`)));
+      });
+      const answer = await fetch(url);
+      expect(answer.status).to.equal(200);
+      expect(answer.headers.get('content-security-policy')).to.equal(CONSOLE_CSP);
+    } finally {
+      child.kill('SIGTERM');
+      await new Promise((resolve) => child.once('exit', resolve));
+      await rm(dataDir, { recursive: true, force: true });
+    }
   });
 
   it('is left out when the reference server is told so', async () => {
