@@ -262,6 +262,29 @@ describe('web console in Chromium (issue 39)', function () {
       expect(percentile(latencies, 95)).to.be.below(100);
     });
 
+    it('keeps the viewport still while the reader looks at older rows, and says how far behind it is', async () => {
+      await page.evaluate(() => {
+        document.querySelector('.scroller').scrollTop = 36 * 20;
+      });
+      await page.waitForFunction(() => document.querySelector('.scroller').scrollTop === 720);
+      const topRow = async () =>
+        page.evaluate(() => {
+          const scroller = document.querySelector('.scroller');
+          const top = scroller.getBoundingClientRect().top;
+          const row = [...scroller.querySelectorAll('[role=listitem][data-id]')].find((element: any) => Math.abs(element.getBoundingClientRect().top - top) < 2);
+          return row?.getAttribute('data-id') ?? null;
+        });
+      const before = await topRow();
+      expect(before).to.be.a('string');
+      for (let i = 0; i < 3; i++) await postOne(thread, clock++);
+      await page.waitForSelector('[data-stream="behind"]');
+      expect(await page.locator('[data-stream]').textContent()).to.include('behind by 3');
+      expect(await topRow(), 'the row at the top of the view stays').to.equal(before);
+      await page.getByRole('button', { name: 'Show newest' }).click();
+      await page.waitForSelector('[data-stream="live"]');
+      expect(await page.evaluate(() => document.querySelector('.scroller').scrollTop)).to.equal(0);
+    });
+
     it('resumes after a forced disconnect with 0 gaps and 0 duplicates', async () => {
       await page.evaluate(() => {
         const states: string[] = [];
