@@ -1,15 +1,15 @@
 /**
  * The console's shell: boots through GET /v1/instance/bootstrap, signs in
- * (a pasted bearer, or an invite link /console/invite#<invite token> that is
- * redeemed through POST /v1/invites/redeem), then routes to the views the
- * caller's scopes allow.
+ * (a pasted bearer, a recovery code, or an invite link
+ * /console/invite#<invite token> redeemed through POST /v1/invites/redeem),
+ * then routes to the views; each view renders the verbs the caller's scopes allow.
  */
 import { render } from 'preact';
 import { useEffect } from 'preact/hooks';
 import { effect, signal } from '@preact/signals';
 import './styles.css';
 import { bootstrap, client, localMode, messageOf, signIn, signInMessage, signOut, token } from './session.js';
-import { href, navigate, onLinkClick, route } from './router.js';
+import { href, onLinkClick, route } from './router.js';
 import { SignIn } from './views/sign-in.js';
 import { Threads } from './views/threads.js';
 import { Thread } from './views/thread.js';
@@ -138,4 +138,3 @@ function Shell() {
 
 document.addEventListener('click', onLinkClick);
 render(<Shell />, document.getElementById('app')!);
-void navigate; // imported for views that navigate programmatically

@@ -16,6 +16,10 @@ export function Instance() {
   const [readAt, setReadAt] = useState<Date | null>(null);
   const [error, setError] = useState<string | null>(null);
   const operator = can('config:read');
+  const admin = can('admin');
+  const [namespace, setNamespace] = useState('');
+  const [level, setLevel] = useState<'soft' | 'hard'>('soft');
+  const [busy, setBusy] = useState(false);
 
   const load = async () => {
     const loom = client.value;
@@ -31,6 +35,17 @@ export function Instance() {
     }
     setReadAt(new Date());
   };
+  /** Freeze or thaw a namespace (admin): the answer is re-read from the fleet, not assumed. */
+  const control = async (action: 'freeze' | 'thaw', name: string) => {
+    setBusy(true);
+    const loom = client.value;
+    const { error: refusal } = action === 'freeze' ? await loom.freezeNamespace({ body: { namespace: name, level } }) : await loom.thawNamespace({ body: { namespace: name } });
+    setBusy(false);
+    setError(refusal ? messageOf(refusal) : null);
+    if (!refusal && action === 'freeze') setNamespace('');
+    await load();
+  };
+
   useEffect(() => {
     void load();
     const timer = setInterval(() => void load(), 5_000);
@@ -137,7 +152,44 @@ export function Instance() {
               'off'
             )}
           </p>
-          <p>{fleet.freezes.length === 0 ? 'No namespace is frozen.' : `Frozen: ${fleet.freezes.map((freeze) => `${freeze.namespace} (${freeze.level})`).join(', ')}`}</p>
+          {fleet.freezes.length === 0 ? (
+            <p>No namespace is frozen.</p>
+          ) : (
+            <ul class="plain" aria-label="Frozen namespaces">
+              {fleet.freezes.map((freeze) => (
+                <li key={freeze.namespace} data-freeze={freeze.namespace}>
+                  {freeze.namespace}: {freeze.hard ? 'hard' : freeze.level} freeze since <Time at={freeze.since} />
+                  {freeze.reason && ` (${freeze.reason})`}{' '}
+                  {admin && (
+                    <button type="button" data-write disabled={busy} onClick={() => void control('thaw', freeze.namespace)}>
+                      Thaw {freeze.namespace}
+                    </button>
+                  )}
+                </li>
+              ))}
+            </ul>
+          )}
+          {admin && (
+            <form
+              class="inline"
+              data-write
+              onSubmit={(event) => {
+                event.preventDefault();
+                if (namespace.trim()) void control('freeze', namespace.trim());
+              }}
+            >
+              <label for="freeze-namespace">Namespace</label>
+              <input id="freeze-namespace" value={namespace} onInput={(event) => setNamespace((event.target as HTMLInputElement).value)} />
+              <label for="freeze-level">Level</label>
+              <select id="freeze-level" value={level} onChange={(event) => setLevel((event.target as HTMLSelectElement).value as 'soft' | 'hard')}>
+                <option value="soft">soft (no new INTEND, DO, CALL)</option>
+                <option value="hard">hard (no writes)</option>
+              </select>
+              <button type="submit" disabled={busy || !namespace.trim()}>
+                Freeze
+              </button>
+            </form>
+          )}
           <p>
             {fleet.instances.length} instance{fleet.instances.length === 1 ? '' : 's'} reporting heartbeats
             {fleet.instances.length > 0 && `: ${fleet.instances.filter((instance) => instance.live).length} live`}.

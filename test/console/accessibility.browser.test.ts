@@ -111,6 +111,9 @@ describe('web console accessibility in Chromium (issue 39, test 3)', function ()
       await admin.getByLabel('Invite link').waitFor();
       await admin.waitForSelector('[data-account]');
       await axe(admin, '/access (admin)');
+      await admin.goto(`${world.server.url}/console/instance`);
+      await admin.waitForSelector('#freeze-namespace');
+      await axe(admin, '/instance (admin)');
     });
   }
 

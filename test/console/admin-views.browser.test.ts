@@ -127,6 +127,14 @@ describe('web console: access, folds and instance in Chromium (issue 39)', funct
     await operator.getByText(health.instance_did).waitFor();
     await operator.waitForSelector('[data-engine]');
     await operator.waitForSelector('[data-emergency="off"]');
+    // An admin freezes a namespace and thaws it, each read back from the fleet.
+    await operator.getByLabel('Namespace').fill('sandbox');
+    await operator.getByRole('button', { name: 'Freeze' }).click();
+    await operator.waitForSelector('[data-freeze="sandbox"]');
+    const frozen = await request(server.url, 'GET', '/v1/fleet', { headers: bearer(admin) });
+    expect(frozen.json.freezes.map((freeze: { namespace: string }) => freeze.namespace)).to.include('sandbox');
+    await operator.getByRole('button', { name: 'Thaw sandbox' }).click();
+    await operator.waitForSelector('[data-freeze="sandbox"]', { state: 'detached' });
     const reader = await createAccount(server.url, admin, 'instance-reader', ['records:read']);
     const statuses: number[] = [];
     const page = await open(reader.token, '/threads');
@@ -135,6 +143,7 @@ describe('web console: access, folds and instance in Chromium (issue 39)', funct
     await page.waitForSelector('[data-health="ok"]');
     await page.waitForSelector('[data-read-at]');
     expect(await page.locator('[data-engine]').count()).to.equal(0);
+    expect(await page.locator('[data-write]').count()).to.equal(0);
     expect(statuses.filter((status) => status === 403 || status === 401)).to.deep.equal([]);
   });
 
