@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import { client, messageOf, signIn, signInMessage } from '../session.js';
+import { assertPasskey } from '../passkey.js';
 
 /** Paste a bearer; an invite link (/console/invite#<token>) is redeemed by the shell before this shows. */
 export function SignIn() {
@@ -28,7 +29,11 @@ export function SignIn() {
   );
 }
 
-/** Re-credential with a recovery code (POST /v1/recredential): the proof is the credential; refusals are shown verbatim (spec §5.6). */
+/**
+ * Re-credential with a recovery code or a passkey (POST /v1/recredential; a
+ * passkey signs the challenge of POST /v1/recredential/challenge): the proof is
+ * the credential; refusals are shown verbatim (spec §5.6).
+ */
 function Recover() {
   const [principal, setPrincipal] = useState('');
   const [code, setCode] = useState('');
@@ -36,7 +41,7 @@ function Recover() {
   const [busy, setBusy] = useState(false);
   return (
     <section aria-labelledby="recover-heading">
-      <h2 id="recover-heading">Recover with a recovery code</h2>
+      <h2 id="recover-heading">Recover access</h2>
       {error && (
         <p role="alert" class="error">
           {error}
@@ -57,7 +62,30 @@ function Recover() {
         <label for="recover-code">Recovery code</label>
         <input id="recover-code" type="password" autocomplete="off" value={code} onInput={(event) => setCode((event.target as HTMLInputElement).value)} />
         <button type="submit" disabled={busy || !principal.trim() || !code.trim()}>
-          Recover access
+          Recover with the code
+        </button>
+        <button
+          type="button"
+          disabled={busy || !principal.trim()}
+          onClick={async () => {
+            setBusy(true);
+            setError(null);
+            try {
+              const loom = client.value;
+              const challenge = await loom.createRecredentialChallenge({ body: { principal: principal.trim(), kind: 'passkey' } });
+              if (!challenge.data) throw new Error(messageOf(challenge.error));
+              const evidence = await assertPasskey(challenge.data.challenge, challenge.data.rp_id);
+              const { data, error: refusal } = await loom.recredential({ body: { principal: principal.trim(), proof: { kind: 'passkey', evidence } } });
+              if (data) signIn(data.token);
+              else setError(messageOf(refusal));
+            } catch (failure) {
+              setError(failure instanceof Error ? failure.message : String(failure));
+            } finally {
+              setBusy(false);
+            }
+          }}
+        >
+          Use a passkey
         </button>
       </form>
     </section>
