@@ -58,6 +58,8 @@ function Views() {
   if (thread) return <Thread key={`${thread[1]}:${at ?? ''}`} id={decodeURIComponent(thread[1]!)} at={at} />;
   const record = /^\/records\/([0-9a-f]{64})$/.exec(path);
   if (record) return <RecordView id={record[1]!} />;
+  // The other views decide their verbs from the caller's scopes at mount: they wait for the bootstrap.
+  if (!bootstrap.value) return <p class="booting">Loading…</p>;
   if (path === '/' || path === '/threads') return <Threads />;
   if (path === '/decisions') return <Decisions />;
   if (path === '/runs') return <Runs />;
@@ -88,10 +90,13 @@ function Shell() {
       void boot();
     });
   }, []);
-  if (booting.value) return <p class="booting">Loading…</p>;
   const boot_ = bootstrap.value;
+  // With a token, the thread and record views (which show no verb) start at once, beside the bootstrap: one round
+  // trip less before a thread's newest rows. A token that does not hold signs out on its first 401.
+  const early = token.value !== null && boot_ === null && /^\/(threads|records)\/[^/]+$/.test(route.value.split('?')[0]!);
+  if (booting.value && !early) return <p class="booting">Loading…</p>;
   const signedIn = token.value !== null || localMode.value;
-  if (!boot_ || !signedIn) return <SignIn />;
+  if (!signedIn || (!boot_ && !early)) return <SignIn />;
   const path = route.value;
   const current = (prefix: string) => (path === prefix || path.startsWith(`${prefix}/`) ? 'page' : undefined);
   return (
@@ -124,7 +129,7 @@ function Shell() {
             Instance
           </a>
         </nav>
-        <span class="who">{boot_.identity.is_authenticated ? boot_.identity.scopes.join(' ') : 'local (auth off)'}</span>
+        <span class="who">{!boot_ ? '' : boot_.identity.is_authenticated ? boot_.identity.scopes.join(' ') : 'local (auth off)'}</span>
         {token.value !== null && (
           <button type="button" onClick={() => signOut()}>
             Sign out

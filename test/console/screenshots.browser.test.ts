@@ -90,6 +90,8 @@ describe('web console screenshots (issue 39, test 8)', function () {
     const page = await context.newPage();
     await page.goto(`${world.server.url}/console${view.path}`);
     await page.waitForSelector(view.ready, { state: 'attached' });
+    // The thread and record views draw before the bootstrap answers; the header's scopes follow it.
+    await page.waitForFunction(() => document.querySelector('.who')?.textContent);
     await page.addStyleTag({ content: PIN_FONTS });
     await page.evaluate(() => document.fonts.ready);
     await page.waitForTimeout(150);
