@@ -169,6 +169,20 @@ module.exports = {
       to: { path: '^(core/(?!records/)|plugins/|storage/|openapi/|server/)', pathNot: directoryCode },
     },
     {
+      name: 'console-is-an-sdk-client',
+      comment: 'The web console (console/) reaches the server only through the SDK, like any client; of core it sees the record algebra.',
+      severity: 'error',
+      from: { path: '^console/', pathNot: notTest },
+      to: { path: '^(core/(?!records/)|plugins/|storage/|openapi/|server/|cli/|command/|bin/)' },
+    },
+    {
+      name: 'nothing-imports-the-console',
+      comment: 'console/ is a browser application bundled by console/build.mjs: nothing imports it.',
+      severity: 'error',
+      from: { pathNot: ['^console/', notTest] },
+      to: { path: '^console/' },
+    },
+    {
       name: 'nothing-imports-the-server',
       comment: 'server/ is an application: only bin/ (the entry) and tests import it.',
       severity: 'error',
@@ -196,6 +210,6 @@ module.exports = {
     tsPreCompilationDeps: true,
 
     tsConfig: { fileName: 'tsconfig.json' },
-    enhancedResolveOptions: { extensions: ['.ts', '.js'] },
+    enhancedResolveOptions: { extensions: ['.ts', '.tsx', '.js'] },
   },
 };

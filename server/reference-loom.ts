@@ -36,6 +36,9 @@ import { resolve } from '../core/di/token.js';
 // ---- MCP (plugins/mcp) ----
 import { mcpPlugin, type McpOptions } from '../plugins/mcp/index.js';
 // ---- end MCP ----
+// ---- console (plugins/console) ----
+import { consolePlugin } from '../plugins/console/index.js';
+// ---- end console ----
 import { createFederationPlugin, InstanceKey, instanceKeyDir, type FederationOptions } from '../plugins/federation/index.js';
 
 export const STORE_BACKENDS = ['sqlite', 'level', 'postgres'] as const;
@@ -79,6 +82,10 @@ export interface ReferenceLoomOptions extends Omit<LoomOptions, 'store' | 'plugi
   /** Options of the MCP plugin (browser origins allowed besides the server's own loopback origin). */
   readonly mcp?: Partial<McpOptions>;
   // ---- end MCP ----
+  // ---- console (plugins/console) ----
+  /** The web console at /console/ (its build directory), or false to leave it out. @default served from dist/console */
+  readonly console?: { root?: string } | false;
+  // ---- end console ----
 }
 
 export function openReferenceStore(storage: StoreBackend, dataDir: string, durability: 'full' | 'normal', database: { url?: string; schema?: string }): RecordStore {
@@ -112,7 +119,7 @@ export async function persistedInstanceDid(dataDir: string): Promise<string> {
 }
 
 export async function createReferenceLoom(options: ReferenceLoomOptions = {}): Promise<Loom> {
-  const { storage = 'sqlite', plugins = [], ledger, auth, durability, rules, fleet, data, search, work, clock, federation = false, databaseUrl, databaseSchema, mcp, ...rest } = options;
+  const { storage = 'sqlite', plugins = [], ledger, auth, durability, rules, fleet, data, search, work, clock, federation = false, databaseUrl, databaseSchema, mcp, console: consoleOptions = {}, ...rest } = options;
   const dataDir = resolvePath(options.dataDir ?? './data');
   await mkdir(dataDir, { recursive: true });
   const key = federation === false ? null : await InstanceKey.loadOrCreate(instanceKeyDir(dataDir));
@@ -141,6 +148,7 @@ export async function createReferenceLoom(options: ReferenceLoomOptions = {}): P
       metricsPlugin,
       portabilityPlugin,
       { plugin: mcpPlugin, options: mcp ?? {} }, // ---- MCP (plugins/mcp) ----
+      ...(consoleOptions === false ? [] : [{ plugin: consolePlugin, options: consoleOptions }]), // ---- console (plugins/console) ----
       ...(key && federation !== false ? [{ plugin: createFederationPlugin({ key }), options: federation }] : []),
       ...plugins,
     ],

@@ -20,6 +20,7 @@ import type { DiscoveryFacts } from './discovery-facts.js';
 import type { Logger } from './logger.js';
 import type { LoomPlugin, PluginRegistration } from './plugin.js';
 import type { RequestObserver } from './request-observer.js';
+import type { StaticSite } from './static-site.js';
 import type { PluginScope } from './plugin-scope.js';
 import type { OwnFold } from './own-fold.js';
 import type { RouteCatalog } from './route-catalog.js';
@@ -47,6 +48,8 @@ export interface PluginSinks {
   readPolicy(policy: ReadPolicy): void;
   configTopic(topic: ConfigTopic, owner: string): void;
   requestObserver(observer: RequestObserver): void;
+  /** Absent: this host serves no static site (a plugin that offers one is refused). */
+  staticSite?(site: StaticSite, owner: string): void;
   corsHeader(name: string): void;
   backupState(entry: BackupStateEntry): void;
 }
@@ -148,6 +151,10 @@ export async function registerPlugins(registrations: readonly PluginRegistration
       },
       configTopic: (topic) => sinks.configTopic(topic, plugin.name),
       observeRequests: (observer) => sinks.requestObserver(observer),
+      staticSite: (site) => {
+        if (!sinks.staticSite) throw new PluginError(`plugin "${plugin.name}" serves a static site, which this host does not mount`);
+        sinks.staticSite(site, plugin.name);
+      },
       corsHeaders: (names) => {
         for (const name of names) {
           if (!/^[a-z0-9][a-z0-9-]*$/.test(name)) throw new PluginError(`CORS header "${name}" of plugin "${plugin.name}" must be a lower-case header name`);

@@ -15,6 +15,7 @@ import type { OwnFold } from './own-fold.js';
 import type { DiscoverySurface } from './discovery-facts.js';
 import type { AnyRouteDecl } from './route.js';
 import type { RequestObserver } from './request-observer.js';
+import type { StaticSite } from './static-site.js';
 
 export interface PluginScope {
   readonly name: string;
@@ -50,6 +51,8 @@ export interface PluginScope {
   corsHeaders(names: readonly string[]): void;
   /** Sees every answered request (core/plugin/request-observer.ts): metrics, access logs. */
   observeRequests(observer: RequestObserver): void;
+  /** Serves a directory of built browser files under a URL prefix (core/plugin/static-site.ts); one owner per prefix. */
+  staticSite(site: StaticSite): void;
   /**
    * Names files or directories under this plugin's `dataDir` that are not
    * derived from the log and belong in a backup (core/plugin/backup-state.ts):

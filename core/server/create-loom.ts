@@ -33,6 +33,8 @@ import { RouteCatalog, RouteCatalogToken } from '../plugin/route-catalog.js';
 import { Loopback, LoopbackToken } from '../plugin/loopback.js';
 import { RecordStore } from '../../storage/contract/record-store.js';
 import { createServer } from './create-server.js';
+import { mountStaticSites } from './static-sites.js';
+import type { StaticSite } from '../plugin/static-site.js';
 import { DEFAULT_CONNECTION_LIMITS } from './connection-limits.js';
 import { API_VERSION, ServerInfo, SPEC_VERSION } from './server-info.js';
 import type { RequestObserver } from '../plugin/request-observer.js';
@@ -162,6 +164,7 @@ export async function createLoom(options: LoomOptions): Promise<Loom> {
   const catalog = new RouteCatalog();
   const observers: RequestObserver[] = [];
   const corsHeaders = new Set<string>();
+  const staticSites: StaticSite[] = [];
   const backupState = new BackupState();
   bindValue(root, BackupStateToken, backupState);
   bindValue(root, RouteCatalogToken, catalog);
@@ -186,6 +189,11 @@ export async function createLoom(options: LoomOptions): Promise<Loom> {
     configTopic: (topic, owner) => engine.configTopics.register(topic, owner),
     requestObserver: (observer) => observers.push(observer),
     corsHeader: (name) => corsHeaders.add(name),
+    staticSite: (site, owner) => {
+      const taken = staticSites.find((other) => other.prefix === site.prefix || site.prefix.startsWith(`${other.prefix}/`) || other.prefix.startsWith(`${site.prefix}/`));
+      if (taken || !/^\/[a-z0-9][a-z0-9/-]*[a-z0-9]$/.test(site.prefix) || site.prefix.startsWith('/v1')) throw new Error(`plugin "${owner}": static site prefix ${site.prefix} is taken or not a plain path outside /v1`);
+      staticSites.push(site);
+    },
     backupState: (entry) => backupState.add(entry),
   });
 
@@ -232,6 +240,7 @@ export async function createLoom(options: LoomOptions): Promise<Loom> {
       // Plugins start on rebuilt folds; loops start once every plugin is ready.
       for (const hook of registered.startHooks) await hook();
       await engine.startLoops();
+      await mountStaticSites(server, staticSites);
       await server.initialize();
     })());
 

@@ -9,6 +9,9 @@ import { createReferenceLoom, STORE_BACKENDS, type StoreBackend } from '../refer
 import { jsonLogger, type LogLevel } from '../../core/plugin/logger.js';
 import { LOOM_VERSION } from '../../core/server/version.js';
 import { CliError } from '../../command/cli-error.js';
+// ---- console (plugins/console) ----
+import { CONSOLE_PATH, consoleBuilt } from '../../plugins/console/index.js';
+// ---- end console ----
 
 export const SERVE_USAGE = `loom serve [--port 9100] [--host 127.0.0.1] [--storage sqlite|level|postgres] [--data-dir ./data]
            [--database-url postgres://… [--database-schema loom]]
@@ -144,6 +147,9 @@ async function runServer(values: OptionValues<typeof SERVE_OPTIONS>): Promise<vo
   // stdout is JSON lines (the log); the line for people goes to stderr, with the data directory as an absolute path.
   const absoluteDataDir = resolvePath(dataDir);
   process.stderr.write(`loom ${LOOM_VERSION} listening on ${url} (storage ${storage}, data dir ${loom.info.storeBackend === storage ? absoluteDataDir : '-'}, instance ${loom.info.instanceDid})\n`);
+  // ---- console (plugins/console) ----
+  if (loom.plugins.includes('console') && consoleBuilt()) process.stderr.write(`console: ${url}${CONSOLE_PATH}/\n`);
+  // ---- end console ----
   log.log('info', 'started', { url, storage, data_dir: absoluteDataDir, version: LOOM_VERSION, plugins: loom.plugins });
 
   await new Promise<void>((resolve) => {
