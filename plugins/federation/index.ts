@@ -71,6 +71,7 @@ import { federationPairingTopic, pairPolicy } from './handshake/pair-policy.js';
 import { PairResponder } from './handshake/pair-responder.js';
 import { PairRevoker } from './handshake/pair-revoker.js';
 import { FEDERATION_PAIR_ROUTES } from './routes/federation-pair-routes.js';
+import { IntervalLoop } from '../../core/engine/interval-loop.js';
 import { FEDERATION_PLUGIN, SyncService } from './sync-service.js';
 // ---- did:sync directory (issue 35) ----
 import { registerDirectory } from './directory/index.js';
@@ -227,8 +228,12 @@ export function createFederationPlugin(hooks: FederationHooks) {
       bindValue(scope.container, PairLifecycleToken, new PairLifecycle(handshake, initiator, revoker));
       bindValue(scope.container, PeerContactToken, new PeerContact(handshake, runners));
       bindValue(scope.container, TokenRenewalToken, renewal);
-      scope.loop(new HandshakeRefresher(pairLog, initiator, revoker, { intervalMs: options.handshakePollMs, pendingTtlMs: options.pendingPairTtlMs, now }, scope.log));
-      scope.loop(new TokenRenewer(pairLog, renewal, { everyMs: options.tokenCheckMs, leadMs: options.tokenRenewLeadMs, now }, scope.log));
+      // Both follow peers over the network, not the log: the kernel's interval loop, one server at a time on a shared log.
+      const loopFailed = (context: string, error: unknown) => scope.log.log('error', context, { error: error instanceof Error ? error.message : String(error) });
+      const refresher = new HandshakeRefresher(pairLog, initiator, revoker, { intervalMs: options.handshakePollMs, pendingTtlMs: options.pendingPairTtlMs, now }, scope.log);
+      const renewer = new TokenRenewer(pairLog, renewal, { leadMs: options.tokenRenewLeadMs, now }, scope.log);
+      scope.loop(new IntervalLoop('federation-handshake', options.handshakePollMs, () => refresher.tick(), loopFailed, false, true));
+      scope.loop(new IntervalLoop('federation-token-renewal', options.tokenCheckMs, () => renewer.tick(), loopFailed, false, true));
       for (const route of FEDERATION_PAIR_ROUTES) scope.route(route);
       for (const route of FEDERATION_PAIR_LIFECYCLE_ROUTES) scope.route(route);
       scope.expose(FederationOptionsToken, options);

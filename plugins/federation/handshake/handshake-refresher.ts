@@ -6,11 +6,10 @@
  * logged once per streak, not per try. A request nobody approved within
  * `pendingPairTtlMs` (default 7 days) is revoked on either side with reason
  * `expired`, and the initiator tells the responder: nothing polls forever.
- * A singleton engine loop, like the pair runners: on a shared log only the
- * leader polls. It follows the peer over the network, not the log, so it is
- * a loop and not a log consumer.
+ * Run by the kernel's IntervalLoop as a singleton, like the pair runners: on
+ * a shared log only the leader polls. It follows the peer over the network,
+ * not the log, so it is a loop and not a log consumer.
  */
-import type { EngineLoop } from '../../../core/engine/engine-loop.js';
 import type { Logger } from '../../../core/plugin/logger.js';
 import type { PairInitiator } from './pair-initiator.js';
 import type { PairLog } from './pair-log.js';
@@ -25,12 +24,7 @@ export interface RefresherSettings {
   readonly now: () => number;
 }
 
-export class HandshakeRefresher implements EngineLoop {
-  readonly name = 'federation-handshake';
-  readonly singleton = true;
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> | null = null;
-  private stopped = true;
+export class HandshakeRefresher {
   /** Failed polls in a row per pair, and when the next may run. */
   private readonly backoff = new Map<string, { failures: number; nextAt: number }>();
 
@@ -41,29 +35,6 @@ export class HandshakeRefresher implements EngineLoop {
     private readonly settings: RefresherSettings,
     private readonly logger: Logger,
   ) {}
-
-  start(): void {
-    this.stopped = false;
-    this.schedule();
-  }
-
-  async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    await this.running;
-  }
-
-  private schedule(): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.running = this.tick().finally(() => {
-        this.running = null;
-        this.schedule();
-      });
-    }, this.settings.intervalMs);
-    this.timer.unref();
-  }
 
   async tick(): Promise<void> {
     const now = this.settings.now();

@@ -3,51 +3,22 @@
  * of their life is left (default 7 days: at 83 of 90 days), every
  * `tokenCheckMs`. A failed renewal is retried at the next check and logged
  * once per streak of failures, not per try; a token that expires anyway
- * makes the pair `degraded` (TOKEN_EXPIRED, pair-health.ts). A singleton
- * engine loop: on a shared log only the leader renews.
+ * makes the pair `degraded` (TOKEN_EXPIRED, pair-health.ts). Run by the
+ * kernel's IntervalLoop as a singleton: on a shared log only the leader renews.
  */
-import type { EngineLoop } from '../../../core/engine/engine-loop.js';
 import type { Logger } from '../../../core/plugin/logger.js';
 import type { PairLog } from './pair-log.js';
 import type { TokenRenewal } from './token-renewal.js';
 
-export class TokenRenewer implements EngineLoop {
-  readonly name = 'federation-token-renewal';
-  readonly singleton = true;
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> | null = null;
-  private stopped = true;
+export class TokenRenewer {
   private readonly failing = new Set<string>();
 
   constructor(
     private readonly log: PairLog,
     private readonly renewal: TokenRenewal,
-    private readonly settings: { readonly everyMs: number; readonly leadMs: number; readonly now: () => number },
+    private readonly settings: { readonly leadMs: number; readonly now: () => number },
     private readonly logger: Logger,
   ) {}
-
-  start(): void {
-    this.stopped = false;
-    this.schedule();
-  }
-
-  async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    await this.running;
-  }
-
-  private schedule(): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.running = this.tick().finally(() => {
-        this.running = null;
-        this.schedule();
-      });
-    }, this.settings.everyMs);
-    this.timer.unref();
-  }
 
   /** The pairs whose held token is due (also for tests). */
   due(): string[] {
@@ -60,7 +31,6 @@ export class TokenRenewer implements EngineLoop {
 
   async tick(): Promise<void> {
     for (const pairId of this.due()) {
-      if (this.stopped) return;
       try {
         await this.renewal.renew(pairId);
         this.failing.delete(pairId);
