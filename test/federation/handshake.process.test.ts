@@ -14,6 +14,7 @@ import { bootstrapAdmin, bearer, createAccount, type Credential } from '../helpe
 import { get, newThread, request } from '../helpers/http-server.js';
 import { startLoomProcess, type LoomProcess } from '../helpers/loom-process.js';
 import { foreignInitiator } from './handshake-helpers.js';
+import { until } from '../helpers/until.js';
 
 interface Instance {
   process: LoomProcess;
@@ -40,15 +41,6 @@ async function pair(from: Instance, to: Instance, mode = 'continuous') {
 
 const pairOn = async (instance: Instance, id: string) => (await get(instance.process.url, `/v1/federation/pairs/${id}`, bearer(instance.admin))).json;
 
-async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T | null | undefined | false>): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
 
 let clock = 0;
 async function write(instance: Instance, thread: string): Promise<string> {

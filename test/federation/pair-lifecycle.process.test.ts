@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { bootstrapAdmin, bearer, createAccount, type Credential } from '../helpers/auth.js';
 import { get, newThread, request } from '../helpers/http-server.js';
 import { startLoomProcess, type LoomProcess } from '../helpers/loom-process.js';
+import { until } from '../helpers/until.js';
 
 interface Instance {
   process: LoomProcess;
@@ -34,15 +35,6 @@ async function startInstance(existing?: Instance): Promise<Instance> {
 const post = (instance: Instance, path: string, json?: unknown) => request(instance.process.url, 'POST', path, { headers: bearer(instance.admin), ...(json !== undefined ? { json } : {}) });
 const pairOn = async (instance: Instance, id: string) => (await get(instance.process.url, `/v1/federation/pairs/${id}`, bearer(instance.admin))).json;
 
-async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T | null | undefined | false>): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 let clock = 0;
 async function write(instance: Instance, thread: string): Promise<string> {

@@ -11,21 +11,13 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { get, newThread, request } from '../helpers/http-server.js';
 import { startServer, type StartedServer } from '../helpers/start-server.js';
+import { until } from '../helpers/until.js';
 
 const DAY = 86_400_000;
 let offset = 0;
 const clock = () => Date.now() + offset;
 const OPTIONS = { tokenCheckMs: 50, handshakePollMs: 50, pairPollIntervalMs: 1_000, backoffBaseMs: 50 };
 
-async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T | null | undefined | false>): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 const pairOn = async (server: StartedServer, id: string) => (await get(server.url, `/v1/federation/pairs/${id}`)).json;
 const heldTokens = async (server: StartedServer): Promise<Record<string, string>> => JSON.parse(await readFile(join(server.dataDir, 'plugins', 'federation', 'pair-secrets.json'), 'utf8'));
