@@ -38,18 +38,38 @@ export class BearerAuthenticator implements Authenticator {
     private readonly config: Config,
     private readonly requiredByDefault: boolean,
     private readonly now: () => number = Date.now,
+    /**
+     * Where servers share the log: waits until this server has seen every
+     * committed record. A bearer minted through another server a moment ago
+     * is not in this server's fold yet, so an unknown bearer is looked up
+     * once more after catching up rather than refused (one watermark read).
+     */
+    private readonly catchUp: (() => Promise<void>) | null = null,
   ) {}
 
   required(): boolean {
     return this.config.single(authRequiredTopic)?.enabled ?? this.requiredByDefault;
   }
 
-  authenticate(request: CallerRequest): Caller | null {
+  authenticate(request: CallerRequest): Caller | null | Promise<Caller | null> {
     const header = request.headers['authorization'];
     if (header === undefined || header === '') return null;
     const match = BEARER.exec(header);
     if (!match) throw new LoomError('AUTH_REQUIRED', 'malformed Authorization header: send Authorization: Bearer <token>');
-    const caller = this.callerOf(match[1]!);
+    const catchUp = this.catchUp;
+    if (catchUp && !this.knows(match[1]!)) {
+      return catchUp().then(() => this.withClaim(request, this.callerOf(match[1]!)));
+    }
+    return this.withClaim(request, this.callerOf(match[1]!));
+  }
+
+  /** Whether the fold holds the bearer's token id at all (revoked or not). */
+  private knows(bearer: string): boolean {
+    const parsed = parseBearer(bearer);
+    return parsed !== null && this.credentials.state().tokens.has(tokenIdOf(parsed.secret));
+  }
+
+  private withClaim(request: CallerRequest, caller: Caller): Caller {
     const claim = request.headers['x-service-actor'];
     if (claim === undefined || claim === '') return caller;
     if (!isValidDid(claim) || !mayActAs(caller, claim)) {

@@ -3,12 +3,13 @@
  * accounts, mint and revoke tokens. Every change is a record on the auth
  * thread written by the plugin (SYSTEM, via the engine door), so accounts,
  * token hashes and revocations are facts in the log and survive restarts on
- * any driver. Writes are serialised: the plugin's actor has one clock on the
- * thread, and the fold is current as soon as each write resolves.
+ * any driver. Writes are serialised (across the servers sharing a log too):
+ * the plugin's actor has one clock on the thread, and the fold is current as soon as each write resolves.
  */
 import { randomBytes } from 'node:crypto';
 import { LoomError } from '../../core/errors/loom-error.js';
 import { SYSTEM } from '../../core/access/caller.js';
+import type { LogCriticalSection } from '../../core/engine/log-critical-section.js';
 import type { RecordWriter } from '../../core/engine/record-writer.js';
 import type { JsonObject } from '../../core/records/json.js';
 import type { OwnFold } from '../../core/plugin/own-fold.js';
@@ -60,6 +61,12 @@ export class CredentialService {
     private readonly writer: RecordWriter,
     /** The auth plugin's own credentials fold. */
     private readonly fold: Pick<OwnFold<CredentialsState>, 'state'>,
+    /**
+     * Where servers share the log, the store's lock around every write (and
+     * the fold caught up once it is held): a recovery code is then spent once
+     * across servers, and the plugin's clock on the thread never collides.
+     */
+    private readonly section: Pick<LogCriticalSection, 'run'> | null = null,
   ) {}
 
   state(): CredentialsState {
@@ -78,9 +85,11 @@ export class CredentialService {
     return [...this.state().tokens.values()].filter((t) => t.service_account_id === serviceAccountId);
   }
 
-  /** Runs writes one at a time, in order. */
+  /** Runs writes one at a time, in order (across servers too, with a shared log). */
   private serial<T>(work: () => Promise<T>): Promise<T> {
-    const run = this.queue.then(work, work);
+    const section = this.section;
+    const guarded = section ? () => section.run('auth.credentials', work) : work;
+    const run = this.queue.then(guarded, guarded);
     this.queue = run.catch(() => undefined);
     return run;
   }

@@ -15,6 +15,10 @@ import { bindValue, resolve } from '../../core/di/token.js';
 import { EngineStatusToken } from '../../core/engine/engine-status.js';
 import type { OwnFold } from '../../core/plugin/own-fold.js';
 import { RecordWriterToken } from '../../core/engine/record-writer.js';
+import { LogCriticalSectionToken } from '../../core/engine/log-critical-section.js';
+import { RecordBusToken } from '../../core/engine/broadcast.js';
+import { RecordStore } from '../../storage/contract/record-store.js';
+import type { ChallengeSlots } from './passkeys.js';
 import { Config } from '../../core/folds/config/config-topic.js';
 import { definePlugin } from '../../core/plugin/plugin.js';
 import { authCorsPolicy } from './auth-cors-policy.js';
@@ -118,18 +122,20 @@ export const authPlugin = definePlugin({
     const engine = resolve(scope.container, EngineStatusToken);
     // The fold registers below (fold order is part of GET /v1/folds); the service reads it once the engine started.
     let credentialsState: OwnFold<CredentialsState> | null = null;
-    const credentials = new CredentialService(resolve(scope.container, RecordWriterToken), { state: () => credentialsState!.state() });
+    const credentials = new CredentialService(resolve(scope.container, RecordWriterToken), { state: () => credentialsState!.state() }, resolve(scope.container, LogCriticalSectionToken));
     bindValue(scope.container, CredentialServiceToken, credentials);
     const config = resolve(scope.container, Config);
-    const authenticator = new BearerAuthenticator(credentials, config, options.required);
+    const store = resolve(scope.container, RecordStore);
+    const bus = resolve(scope.container, RecordBusToken);
+    const authenticator = new BearerAuthenticator(credentials, config, options.required, Date.now, store.capabilities.sharedLog === true ? () => bus.caughtUp() : null);
     const grants = new GrantService(credentials, config, resolve(scope.container, ServerInfo).instanceDid, options.envTag);
     const memberships = new MembershipService(credentials, grants);
-    const self = new SelfService(credentials, config, authenticator);
+    const self = new SelfService(credentials, config, authenticator, Date.now, challengeSlots(store));
     bindValue(scope.container, GrantServiceToken, grants);
     bindValue(scope.container, MembershipServiceToken, memberships);
     bindValue(scope.container, SelfServiceToken, self);
     // Exposed (not only bound privately) so an embedder can watch the door: its limiters and hash count.
-    scope.expose(RecredentialDoorToken, new RecredentialDoor(credentials, grants, self, options.recredentialRate, Date.now, () => engine.leader));
+    scope.expose(RecredentialDoorToken, new RecredentialDoor(credentials, grants, self, options.recredentialRate, Date.now));
     scope.configTopic(authRequiredTopic);
     scope.configTopic(authCorsOriginsTopic);
     scope.configTopic(grantLifetimeTopic);
@@ -181,3 +187,9 @@ export const authPlugin = definePlugin({
     });
   },
 });
+
+/** Where servers share the log, passkey challenges live in the store's slots so any server answers them; in memory otherwise. */
+function challengeSlots(store: RecordStore): ChallengeSlots | null {
+  if (store.capabilities.sharedLog !== true || !store.writeSlot || !store.takeSlot) return null;
+  return { writeSlot: store.writeSlot.bind(store), takeSlot: store.takeSlot.bind(store) };
+}

@@ -1,8 +1,8 @@
 /**
  * Passkeys through @simplewebauthn/server: registration with attestation
  * `none`, a discoverable credential and no extensions (spec §4.11), and
- * assertions over a challenge this process issued. Challenges live in memory
- * for five minutes and are single-use, so a replayed assertion is refused;
+ * assertions over a challenge this instance issued. Challenges live five
+ * minutes and are single-use (ChallengeStore), so a replayed assertion is refused;
  * the stored signature counter refuses a cloned authenticator (a counter that
  * does not move forward).
  */
@@ -13,6 +13,7 @@ import {
   verifyRegistrationResponse,
   type PublicKeyCredentialCreationOptionsJSON,
 } from '@simplewebauthn/server';
+import type { RecordStore } from '../../storage/contract/record-store.js';
 import type { PasskeyMaterial } from './bindings.js';
 
 export interface RelyingParty {
@@ -26,28 +27,67 @@ export type ChallengePurpose = 'register' | 'recredential';
 const CHALLENGE_TTL_MS = 5 * 60 * 1000;
 const MAX_CHALLENGES = 10_000;
 
+/** The store's slots, where several servers share one log (storage/contract/record-store.ts). */
+export type ChallengeSlots = Required<Pick<RecordStore, 'writeSlot' | 'takeSlot'>>;
+
+interface PendingChallenge {
+  readonly purpose: ChallengePurpose;
+  readonly subject: string;
+  readonly expires: number;
+}
+
+/**
+ * Single-use challenges, five minutes each. With a log of its own a server
+ * keeps them in memory; servers sharing a log keep them in the store's slots
+ * (under a hash of the challenge), so a challenge issued by one server is
+ * answered on any other and still spent exactly once (`takeSlot`).
+ */
 export class ChallengeStore {
-  private readonly pending = new Map<string, { purpose: ChallengePurpose; subject: string; expires: number }>();
+  private readonly pending = new Map<string, PendingChallenge>();
 
-  constructor(private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly now: () => number = Date.now,
+    private readonly slots: ChallengeSlots | null = null,
+  ) {}
 
-  issue(purpose: ChallengePurpose, subject: string): { challenge: string; expiresAt: string } {
+  /** Where challenges live: `shared` when every server sharing the log sees them. */
+  get keeping(): 'memory' | 'shared' {
+    return this.slots ? 'shared' : 'memory';
+  }
+
+  async issue(purpose: ChallengePurpose, subject: string): Promise<{ challenge: string; expiresAt: string }> {
     const now = this.now();
-    for (const [key, entry] of this.pending) {
-      if (entry.expires > now && this.pending.size < MAX_CHALLENGES) break;
-      this.pending.delete(key);
-    }
     const challenge = randomBytes(32).toString('base64url');
-    this.pending.set(challenge, { purpose, subject, expires: now + CHALLENGE_TTL_MS });
-    return { challenge, expiresAt: new Date(now + CHALLENGE_TTL_MS).toISOString() };
+    const entry: PendingChallenge = { purpose, subject, expires: now + CHALLENGE_TTL_MS };
+    if (this.slots) {
+      await this.slots.writeSlot(ChallengeStore.slotOf(challenge), JSON.stringify(entry), entry.expires);
+    } else {
+      for (const [key, old] of this.pending) {
+        if (old.expires > now && this.pending.size < MAX_CHALLENGES) break;
+        this.pending.delete(key);
+      }
+      this.pending.set(challenge, entry);
+    }
+    return { challenge, expiresAt: new Date(entry.expires).toISOString() };
   }
 
   /** Spends a challenge: true once, for the purpose and subject it was issued for, before it expires. */
-  consume(challenge: string, purpose: ChallengePurpose, subject: string): boolean {
-    const entry = this.pending.get(challenge);
+  async consume(challenge: string, purpose: ChallengePurpose, subject: string): Promise<boolean> {
+    let entry: PendingChallenge | undefined;
+    if (this.slots) {
+      const text = await this.slots.takeSlot(ChallengeStore.slotOf(challenge));
+      entry = text === null ? undefined : (JSON.parse(text) as PendingChallenge);
+    } else {
+      entry = this.pending.get(challenge);
+      this.pending.delete(challenge);
+    }
     if (!entry) return false;
-    this.pending.delete(challenge);
     return entry.purpose === purpose && entry.subject === subject && entry.expires > this.now();
+  }
+
+  /** The slot of a challenge: its hash, so the store never holds a live challenge in the clear. */
+  private static slotOf(challenge: string): string {
+    return `auth.challenge.${createHash('sha256').update(challenge).digest('base64url')}`;
   }
 }
 
@@ -86,7 +126,7 @@ export interface RegistrationMaterial {
 }
 
 /** Verifies a registration; resolves the material to bind, or null when it does not verify. */
-export async function verifyRegistration(rp: RelyingParty, material: RegistrationMaterial, expectChallenge: (challenge: string) => boolean): Promise<PasskeyMaterial | null> {
+export async function verifyRegistration(rp: RelyingParty, material: RegistrationMaterial, expectChallenge: (challenge: string) => Promise<boolean>): Promise<PasskeyMaterial | null> {
   try {
     const result = await verifyRegistrationResponse({
       response: {
@@ -124,7 +164,7 @@ export interface AssertionEvidence {
 }
 
 /** Verifies an assertion by a bound passkey; resolves its new counter, or null when it does not verify. */
-export async function verifyAssertion(rp: RelyingParty, evidence: AssertionEvidence, passkey: PasskeyMaterial, expectChallenge: (challenge: string) => boolean): Promise<number | null> {
+export async function verifyAssertion(rp: RelyingParty, evidence: AssertionEvidence, passkey: PasskeyMaterial, expectChallenge: (challenge: string) => Promise<boolean>): Promise<number | null> {
   try {
     const result = await verifyAuthenticationResponse({
       response: {

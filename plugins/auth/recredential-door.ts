@@ -38,8 +38,6 @@ export class RecredentialDoor {
     private readonly self: SelfService,
     rate: { burst: number; refillMs: number } = { burst: 3, refillMs: 5000 },
     private readonly now: () => number = Date.now,
-    /** Whether this server holds the leader lease (always, with a log of its own). */
-    private readonly isLeader: () => boolean = () => true,
   ) {
     this.byPrincipal = new RateLimiter(rate.burst, rate.refillMs, 10_000, now);
     this.byAddress = new RateLimiter(rate.burst, rate.refillMs, 10_000, now);
@@ -61,30 +59,17 @@ export class RecredentialDoor {
     }
   }
 
-  /**
-   * Several servers on one log: challenges live in the leader's memory and the
-   * single-use spends are serialised in its process, so the door opens only
-   * on the leader; a follower answers 503 LEASE_HELD_ELSEWHERE (spec §7).
-   */
-  private onLeader(): void {
-    if (!this.isLeader()) {
-      throw new LoomError('LEASE_HELD_ELSEWHERE', 're-credentialing is served by the leader of the servers sharing this log; send the challenge and the proof there (GET /health: storage.leader)');
-    }
-  }
-
-  challenge(principal: string, kind: string, address: string) {
-    this.onLeader();
+  async challenge(principal: string, kind: string, address: string) {
     this.limit(principal, address);
     if (kind !== 'passkey') throw new LoomError('INVALID_SHAPE', 'kind must be passkey: only passkey proofs need a challenge');
     const rp = this.self.relyingParty();
     if (!rp) throw new LoomError('PASSKEY_NOT_ACCEPTED', 'this instance declares no passkey relying party (configuration topic passkey_rp)');
     // Issued for every principal string alike: whether it exists is not disclosed.
-    const { challenge, expiresAt } = this.self.challenges.issue('recredential', RecredentialDoor.principalDid(principal) ?? principal);
+    const { challenge, expiresAt } = await this.self.challenges.issue('recredential', RecredentialDoor.principalDid(principal) ?? principal);
     return { challenge, rp_id: rp.rp_id, expires_at: expiresAt };
   }
 
   async recredential(request: RecredentialRequest, address: string) {
-    this.onLeader();
     this.limit(request.principal, address);
     const refused = () => new LoomError('RECREDENTIAL_REFUSED', RECREDENTIAL_REFUSED_MESSAGE);
     const did = RecredentialDoor.principalDid(request.principal);

@@ -15,7 +15,7 @@ import { KIND_BINDING, KIND_BINDING_REMOVAL, KIND_PASSKEY_COUNTER, KIND_REVOCATI
 import type { BearerAuthenticator } from './bearer-authenticator.js';
 import { liveBindingsOf, type BindingEntry, type BindingKind } from './bindings.js';
 import type { AuthWriter, CredentialService } from './credential-service.js';
-import { ChallengeStore, registrationOptions, verifyAssertion, verifyRegistration, type AssertionEvidence, type RegistrationMaterial, type RelyingParty } from './passkeys.js';
+import { ChallengeStore, type ChallengeSlots, registrationOptions, verifyAssertion, verifyRegistration, type AssertionEvidence, type RegistrationMaterial, type RelyingParty } from './passkeys.js';
 import { mintRecoveryCode, normaliseRecoveryCode, recoveryCodeHash } from './recovery-code.js';
 import { passkeyRpTopic } from './topics.js';
 import { serviceAccountOf } from './caller-claims.js';
@@ -47,8 +47,10 @@ export class SelfService {
     private readonly config: Config,
     private readonly authenticator: BearerAuthenticator,
     private readonly now: () => number = Date.now,
+    /** The store's slots when servers share the log (challenges then live there), else null. */
+    challengeSlots: ChallengeSlots | null = null,
   ) {
-    this.challenges = new ChallengeStore(now);
+    this.challenges = new ChallengeStore(now, challengeSlots);
   }
 
   relyingParty(): RelyingParty | null {
@@ -86,7 +88,7 @@ export class SelfService {
     const principal = selfPrincipal(caller);
     const rp = this.relyingParty();
     if (!rp) throw new LoomError('PASSKEY_NOT_ACCEPTED', 'this instance declares no passkey relying party (configuration topic passkey_rp)');
-    const { challenge, expiresAt } = this.challenges.issue('register', principal);
+    const { challenge, expiresAt } = await this.challenges.issue('register', principal);
     const grant = this.credentials.state().grants.liveGrantFor(principal, this.now());
     const name = grant?.label ?? principal;
     const existing = liveBindingsOf(this.credentials.state().bindings, principal, 'passkey').map((b) => b.passkey!);

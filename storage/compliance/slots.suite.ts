@@ -4,13 +4,15 @@
  * Run only for a store that implements both: a missing slot reads null, the
  * last write wins, null removes, names never share a value, values come back
  * verbatim, slots are no records, a closed store refuses them, and (for a
- * persistent store) they survive a reopen.
+ * persistent store) they survive a reopen. With `takeSlot` too: a take
+ * gets the value once (of concurrent takes, one), and a slot written with an
+ * expiry reads and takes as unset once it has passed.
  */
 import { expect } from 'chai';
 import type { RecordStore } from '../contract/record-store.js';
 import { expectRejectedWithCode, freshStorePerTest, reopenStore, requireCapability, requireMethods, type SuiteContext } from './traits.js';
 
-type SlotStore = Required<Pick<RecordStore, 'readSlot' | 'writeSlot'>>;
+type SlotStore = Required<Pick<RecordStore, 'readSlot' | 'writeSlot' | 'takeSlot'>>;
 
 /** The store's slot methods (requireMethods has checked they exist). */
 const slots = (store: RecordStore) => store as RecordStore & SlotStore;
@@ -66,6 +68,45 @@ export function slotsSuite(context: SuiteContext): void {
       await store.close();
       await expectRejectedWithCode(store.readSlot('pair.cursor'), 'SERVICE_UNAVAILABLE');
       await expectRejectedWithCode(store.writeSlot('pair.cursor', 'c1'), 'SERVICE_UNAVAILABLE');
+    });
+  });
+
+  describe('slots taken once, and slots that expire', () => {
+    requireMethods(context, 'readSlot', 'writeSlot', 'takeSlot');
+    const harness = freshStorePerTest(context);
+
+    it('takes a slot once: the value, then null; a slot never written takes null', async () => {
+      const store = slots(harness().store);
+      await store.writeSlot('challenge.c1', '{"purpose":"register"}');
+      expect(await store.takeSlot('challenge.c1')).to.equal('{"purpose":"register"}');
+      expect(await store.takeSlot('challenge.c1')).to.equal(null);
+      expect(await store.readSlot('challenge.c1')).to.equal(null);
+      expect(await store.takeSlot('never.written')).to.equal(null);
+    });
+
+    it('gives a slot to exactly one of 20 concurrent takes', async () => {
+      const store = slots(harness().store);
+      await store.writeSlot('challenge.race', 'only once');
+      const taken = await Promise.all(Array.from({ length: 20 }, () => store.takeSlot('challenge.race')));
+      expect(taken.filter((value) => value !== null)).to.deep.equal(['only once']);
+    });
+
+    it('reads and takes an expired slot as unset; one not yet expired as written; a later write without expiry keeps it', async () => {
+      const store = slots(harness().store);
+      await store.writeSlot('expired', 'old', Date.now() - 1);
+      await store.writeSlot('fresh', 'new', Date.now() + 60_000);
+      expect(await store.readSlot('expired')).to.equal(null);
+      expect(await store.takeSlot('expired')).to.equal(null);
+      expect(await store.readSlot('fresh')).to.equal('new');
+      await store.writeSlot('fresh', 'kept');
+      expect(await store.readSlot('fresh')).to.equal('kept');
+      expect(await store.takeSlot('fresh')).to.equal('kept');
+    });
+
+    it('refuses a take on a closed store with SERVICE_UNAVAILABLE', async () => {
+      const store = slots(harness().store);
+      await store.close();
+      await expectRejectedWithCode(store.takeSlot('x'), 'SERVICE_UNAVAILABLE');
     });
   });
 

@@ -217,8 +217,18 @@ export interface RecordStore {
    * listed, exported, federated or folded. null when unset.
    */
   readSlot?(name: string): Promise<string | null>;
-  /** Shared logs only: sets the value `name` (null removes it); the last write wins. */
-  writeSlot?(name: string, value: string | null): Promise<void>;
+  /**
+   * Shared logs only: sets the value `name` (null removes it); the last write
+   * wins. With `expiresAt` (Unix ms) the slot reads as unset from that moment
+   * (a single-use challenge); the store removes expired slots on its own.
+   */
+  writeSlot?(name: string, value: string | null, expiresAt?: number): Promise<void>;
+  /**
+   * Shared logs only: reads `name` and removes it in one step, so of several
+   * servers taking the same slot at once exactly one gets the value (a
+   * challenge spent once). null when unset or expired.
+   */
+  takeSlot?(name: string): Promise<string | null>;
 }
 
 export const RecordStore = token<RecordStore>('storage.RecordStore');

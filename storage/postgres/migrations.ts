@@ -55,6 +55,9 @@ const MIGRATIONS: readonly string[] = [
      name  text COLLATE "C" PRIMARY KEY,
      value text NOT NULL
    );`,
+  // 4: slots that expire (single-use challenges shared by every server): unset once expires_at (Unix ms) has passed.
+  `ALTER TABLE store_slots ADD COLUMN expires_at bigint;
+   CREATE INDEX store_slots_expiry ON store_slots (expires_at) WHERE expires_at IS NOT NULL;`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

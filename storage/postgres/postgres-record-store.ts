@@ -349,18 +349,39 @@ export class PostgresRecordStore extends RecordStoreFacade {
   async readSlot(name: string): Promise<string | null> {
     this.assertOpen();
     try {
-      const { rows } = await this.db.query<{ value: string }>('SELECT value FROM store_slots WHERE name = $1', [name]);
+      const { rows } = await this.db.query<{ value: string }>('SELECT value FROM store_slots WHERE name = $1 AND (expires_at IS NULL OR expires_at > $2)', [name, Date.now()]);
       return rows[0]?.value ?? null;
     } catch (error) {
       throw unavailable(error);
     }
   }
 
-  async writeSlot(name: string, value: string | null): Promise<void> {
+  async writeSlot(name: string, value: string | null, expiresAt?: number): Promise<void> {
     this.assertOpen();
     try {
-      if (value === null) await this.db.query('DELETE FROM store_slots WHERE name = $1', [name]);
-      else await this.db.query('INSERT INTO store_slots (name, value) VALUES ($1, $2) ON CONFLICT (name) DO UPDATE SET value = excluded.value', [name, value]);
+      if (value === null) {
+        await this.db.query('DELETE FROM store_slots WHERE name = $1', [name]);
+        return;
+      }
+      // Expiring slots are few (challenges): clearing the expired ones as another is written keeps the table small without a sweeper.
+      if (expiresAt !== undefined) await this.db.query('DELETE FROM store_slots WHERE expires_at IS NOT NULL AND expires_at <= $1', [Date.now()]);
+      await this.db.query(
+        'INSERT INTO store_slots (name, value, expires_at) VALUES ($1, $2, $3) ON CONFLICT (name) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at',
+        [name, value, expiresAt ?? null],
+      );
+    } catch (error) {
+      throw unavailable(error);
+    }
+  }
+
+  async takeSlot(name: string): Promise<string | null> {
+    this.assertOpen();
+    try {
+      // One statement: PostgreSQL lets exactly one of concurrent deletes of the row return it.
+      const { rows } = await this.db.query<{ value: string; expires_at: string | null }>('DELETE FROM store_slots WHERE name = $1 RETURNING value, expires_at', [name]);
+      const row = rows[0];
+      if (!row || (row.expires_at !== null && Number(row.expires_at) <= Date.now())) return null;
+      return row.value;
     } catch (error) {
       throw unavailable(error);
     }

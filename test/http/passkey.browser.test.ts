@@ -11,7 +11,9 @@
  * The re-credential door allows 3 attempts (challenges and proofs alike) in a
  * burst, then one per 5 s, per principal string and per client address, and
  * every request here comes from 127.0.0.1: each scenario gets a fresh server,
- * and the two that need a fourth attempt wait for the limiter once.
+ * and the two that need a fourth attempt wait for the limiter once. The last
+ * scenario runs two servers on one PostgreSQL log: challenges live in the
+ * store's slots, so either server answers a challenge the other issued.
  */
 import { expect } from 'chai';
 import { createPrivateKey, createPublicKey } from 'node:crypto';
@@ -22,6 +24,7 @@ import { AUTH_THREAD } from '../../plugins/auth/auth-thread.js';
 import { RECREDENTIAL_REFUSED_MESSAGE } from '../../plugins/auth/recredential-door.js';
 import { bearer, bootstrapAdmin, type Credential } from '../helpers/auth.js';
 import { expectEnvelope, get, request, startServer, type StartedServer } from '../helpers/http-server.js';
+import { clusterOrSkip, freshDatabase } from '../helpers/postgres-test-support.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const ALICE = 'did:sync:user:alice';
@@ -319,4 +322,38 @@ describe('passkeys in Chromium with a virtual authenticator (HTTP)', function ()
     const { credentials } = await device.cdp.send('WebAuthn.getCredentials', { authenticatorId: device.authenticatorId });
     expect(credentials[0]!.signCount).to.equal(6);
   });
+
+  it('servers sharing a PostgreSQL log: a challenge fetched on one server is answered on the other, and spent once for both', async function () {
+    const cluster = await clusterOrSkip(this);
+    const database = await freshDatabase(cluster, 'passkeys');
+    const one = await startServer({ auth: { required: true }, storage: 'postgres', databaseUrl: database });
+    servers.push(one);
+    const two = await startServer({ auth: { required: true }, storage: 'postgres', databaseUrl: database });
+    servers.push(two);
+    const origin = one.url.replace('127.0.0.1', 'localhost');
+    const admin = await bootstrapAdmin(one.url);
+    expect((await request(one.url, 'POST', '/v1/config/passkey_rp', { json: { rp_id: 'localhost', origins: [origin] }, headers: bearer(admin) })).status).to.equal(201);
+    const invite = await request(one.url, 'POST', '/v1/invites', { json: { membership: { preset: 'contributor', label: 'alice' } }, headers: bearer(admin) });
+    const redeemed = await request(two.url, 'POST', '/v1/invites/redeem', { json: { invite: invite.json.invite_token } });
+    expect(redeemed.status, redeemed.text).to.equal(201);
+    const token: string = redeemed.json.token;
+    const device = await freshDevice(origin);
+
+    // Registration: the challenge from server one, the passkey bound through server two.
+    const challenge = await request(one.url, 'POST', '/v1/self/bindings/challenge', { json: { kind: 'passkey' }, headers: bearer(token) });
+    expect(challenge.status, challenge.text).to.equal(200);
+    const material = (await device.page.evaluate<Registration | Assertion, Ceremony>(inPage, { op: 'create', options: challenge.json.options })) as Registration;
+    const bound = await request(two.url, 'POST', '/v1/self/bindings', { json: { kind: 'passkey', material }, headers: bearer(token) });
+    expect(bound.status, bound.text).to.equal(201);
+
+    // Re-credential: the challenge from server two, the proof to server one; the same proof on server two is a replay.
+    const ask = await request(two.url, 'POST', '/v1/recredential/challenge', { json: { principal: 'alice', kind: 'passkey' } });
+    expect(ask.status, ask.text).to.equal(200);
+    const assertion = (await device.page.evaluate<Registration | Assertion, Ceremony>(inPage, { op: 'get', challenge: ask.json.challenge, rpId: ask.json.rp_id })) as Assertion;
+    const answered = await request(one.url, 'POST', '/v1/recredential', { json: { principal: 'alice', proof: { kind: 'passkey', evidence: assertion } } });
+    expect(answered.status, answered.text).to.equal(201);
+    expect(answered.json).to.include({ principal: ALICE });
+    expectEnvelope(await request(two.url, 'POST', '/v1/recredential', { json: { principal: 'alice', proof: { kind: 'passkey', evidence: assertion } } }), 401, 'RECREDENTIAL_REFUSED');
+  });
 });
+

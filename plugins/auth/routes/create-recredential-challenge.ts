@@ -17,7 +17,7 @@ export const createRecredentialChallenge = defineRoute({
       schema: Type.Object({ challenge: Type.String(), rp_id: Type.String(), expires_at: Type.String() }, { $id: 'RecredentialChallenge' }),
     },
   },
-  errors: ['INVALID_SHAPE', 'PASSKEY_NOT_ACCEPTED', 'RATE_LIMITED', 'LEASE_HELD_ELSEWHERE', 'UNSUPPORTED_MEDIA_TYPE'],
+  errors: ['INVALID_SHAPE', 'PASSKEY_NOT_ACCEPTED', 'RATE_LIMITED', 'UNSUPPORTED_MEDIA_TYPE'],
   inject: { door: RecredentialDoorToken },
   handler: ({ body, remoteAddress }, { door }) => door.challenge(body.principal, body.kind, remoteAddress),
 });

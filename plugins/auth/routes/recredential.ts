@@ -42,7 +42,7 @@ export const recredential = defineRoute({
       ),
     },
   },
-  errors: ['INVALID_SHAPE', 'RECREDENTIAL_REFUSED', 'NO_LIVE_GRANT', 'RATE_LIMITED', 'LEASE_HELD_ELSEWHERE', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE'],
+  errors: ['INVALID_SHAPE', 'RECREDENTIAL_REFUSED', 'NO_LIVE_GRANT', 'RATE_LIMITED', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE'],
   inject: { door: RecredentialDoorToken },
   handler: async ({ body, remoteAddress }, { door }) => Reply.json(201, await door.recredential(body, remoteAddress)),
 });
