@@ -282,8 +282,8 @@ export interface PhaseResult<T> {
  * own peak RSS): the child is this same compiled file started with
  * `--phase <name>` and the payload as JSON in BENCH_PHASE_PAYLOAD.
  */
-export async function runPhaseInChild<T>(moduleUrl: string, phase: string, payload: unknown, timeoutMs: number): Promise<PhaseResult<T>> {
-  const child = forkChild(moduleUrl, ['--phase', phase], `phase ${phase}`, { BENCH_PHASE_PAYLOAD: JSON.stringify(payload ?? null) });
+export async function runPhaseInChild<T>(moduleUrl: string, phase: string, payload: unknown, timeoutMs: number, env: Record<string, string> = {}): Promise<PhaseResult<T>> {
+  const child = forkChild(moduleUrl, ['--phase', phase], `phase ${phase}`, { ...env, BENCH_PHASE_PAYLOAD: JSON.stringify(payload ?? null) });
   try {
     const message = await child.message<{ kind: 'phase-result'; value: T; peakRssMb: number }>('phase-result', timeoutMs);
     const code = await child.exited;

@@ -8,6 +8,7 @@ import { LevelRecordStore } from '../../storage/level/index.js';
 import type { RecordStore } from '../../storage/contract/record-store.js';
 import type { FoldReplayReport } from './fold-engine.js';
 import { ENGINE_WRITE } from './ingest.js';
+import { readCheckpointFile, writeCheckpointFile } from './checkpoint-file.js';
 import { LoomEngine } from './loom-engine.js';
 import { rec, TH_A, TH_B } from '../../test/helpers/test-engine.js';
 
@@ -55,7 +56,7 @@ for (const driver of ['sqlite', 'level'] as const) {
       let engine = await start();
       await write(engine, 0, 30);
       await engine.stop(); // saves
-      const saved = JSON.parse(await readFile(join(dir, 'folds', 'per_actor.json'), 'utf8'));
+      const saved = (await readCheckpointFile(join(dir, 'folds', 'per_actor.ckpt'))).header;
       expect(saved).to.include({ fold: 'per_actor', version: 1, watermark: 30 });
 
       // Records written while no checkpoint covers them (another process, a crash): replayed as the tail.
@@ -93,9 +94,9 @@ for (const driver of ['sqlite', 'level'] as const) {
       expect(reports[reports.length - 1]!.discarded).to.match(/version 1, code is at 2/);
       await engine.stop();
 
-      const file = join(dir, 'folds', 'per_actor.json');
-      const saved = JSON.parse(await readFile(file, 'utf8'));
-      await writeFile(file, JSON.stringify({ ...saved, version: 1, anchor: 'f'.repeat(64) }));
+      const file = join(dir, 'folds', 'per_actor.ckpt');
+      const saved = await readCheckpointFile(file);
+      await writeCheckpointFile(file, { ...saved.header, version: 1, anchor: 'f'.repeat(64) }, saved.state).durable;
       reports = [];
       fold = countingFold(1);
       engine = await start(fold, reports);
@@ -113,13 +114,32 @@ for (const driver of ['sqlite', 'level'] as const) {
       await engine.stop();
     });
 
+    it('resumes from a checkpoint of the earlier format (<fold>.json), and replaces it with the line format at the next save', async () => {
+      let engine = await start();
+      await write(engine, 0, 12);
+      await engine.stop();
+      const current = join(dir, 'folds', 'per_actor.ckpt');
+      const saved = await readCheckpointFile(current);
+      await writeFile(join(dir, 'folds', 'per_actor.json'), JSON.stringify({ ...saved.header, state: saved.state }));
+      await rm(current);
+      const fold = countingFold();
+      const reports: FoldReplayReport[] = [];
+      engine = await start(fold, reports);
+      expect(reports[reports.length - 1]).to.include({ from: 'checkpoint', resumedAt: 12 });
+      expect(fold.applications).to.equal(0);
+      await write(engine, 12, 2);
+      await engine.stop();
+      expect((await readCheckpointFile(current)).header.watermark).to.equal(14);
+      expect(await readFile(join(dir, 'folds', 'per_actor.json')).catch((error) => error.code)).to.equal('ENOENT');
+    });
+
     it('a checkpoint covering more than the log (a restored older backup) is discarded', async () => {
       let engine = await start();
       await write(engine, 0, 4);
       await engine.stop();
-      const file = join(dir, 'folds', 'per_actor.json');
-      const saved = JSON.parse(await readFile(file, 'utf8'));
-      await writeFile(file, JSON.stringify({ ...saved, watermark: 400 }));
+      const file = join(dir, 'folds', 'per_actor.ckpt');
+      const saved = await readCheckpointFile(file);
+      await writeCheckpointFile(file, { ...saved.header, watermark: 400 }, saved.state).durable;
       const reports: FoldReplayReport[] = [];
       engine = await start(countingFold(), reports);
       expect(reports[reports.length - 1]!.discarded).to.match(/log ends at 4/);

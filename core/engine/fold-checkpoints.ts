@@ -1,22 +1,21 @@
 /**
- * Checkpoints of global folds (`<dir>/<fold>.json`): a verified resume at
- * start, and saves taken often enough to keep restarts short but seldom
- * enough that serialising (which holds the event loop) stays cheap. The fold
- * engine decides when records are applied; this file decides when and how
- * the state is kept.
+ * Checkpoints of global folds (`<dir>/<fold>.ckpt`, ./checkpoint-file.ts): a
+ * verified resume at start, and saves taken often enough to keep restarts
+ * short but seldom enough that serialising (which holds the event loop)
+ * stays cheap. The fold engine decides when records are applied; this file
+ * decides when and how the state is kept. A checkpoint of the earlier
+ * format (`<fold>.json`, one JSON text) is still read, and removed once a
+ * new one is saved.
  */
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdirSync } from 'node:fs';
+import { readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { chunked, readCheckpointFile, writeCheckpointFile, type CheckpointHeader } from './checkpoint-file.js';
 import type { RecordStore } from '../../storage/contract/record-store.js';
 import type { GlobalFoldSlot } from './global-fold-slot.js';
 
-/** The file a checkpoint is kept in: the fold's state with the sequence it covers. */
-interface CheckpointFile {
-  readonly fold: string;
-  readonly version: number;
-  readonly watermark: number;
-  readonly anchor: string | null;
-  readonly saved_at: string;
+/** A checkpoint as read: the fold's state with the sequence it covers. */
+interface CheckpointFile extends CheckpointHeader {
   readonly state: unknown;
 }
 
@@ -44,7 +43,7 @@ export class FoldCheckpoints {
     if (!codec || this.options.dir === null) return null;
     let saved: CheckpointFile;
     try {
-      saved = JSON.parse(await readFile(this.file(slot.fold.name), 'utf8')) as CheckpointFile;
+      saved = await this.read(slot.fold.name);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
       return `unreadable: ${String(error)}`;
@@ -82,33 +81,34 @@ export class FoldCheckpoints {
   }
 
   /**
-   * Serialises now (so state and watermark agree) and writes in the
-   * background: temporary file, then rename, so a crash leaves the previous
-   * checkpoint or the new one, never half of one.
+   * Serialises and writes now (so state and watermark agree; the text goes to
+   * the page cache a line at a time, never whole in memory), then makes it
+   * durable in the background and renames it over the last one, so a crash
+   * leaves the previous checkpoint or the new one, never half of one.
    */
   save(slot: GlobalFoldSlot): void {
     const codec = slot.fold.checkpoint;
     const dir = this.options.dir;
     if (!codec || dir === null || this.saving.has(slot.fold.name)) return;
-    let text: string;
+    const target = this.file(slot.fold.name);
+    const temporary = `${target}.${process.pid}.tmp`;
     const began = performance.now();
+    let durable: Promise<void>;
     try {
-      const file: CheckpointFile = { fold: slot.fold.name, version: codec.version, watermark: slot.watermark, anchor: slot.anchor, saved_at: new Date().toISOString(), state: codec.save(slot.state) };
-      text = JSON.stringify(file);
+      mkdirSync(dir, { recursive: true });
+      const header = { fold: slot.fold.name, version: codec.version, watermark: slot.watermark, anchor: slot.anchor, saved_at: new Date().toISOString() };
+      ({ durable } = writeCheckpointFile(temporary, header, codec.saveChunks ? chunked(codec.saveChunks(slot.state)) : codec.save(slot.state)));
     } catch (error) {
       this.options.onError(error, `fold ${slot.fold.name}: checkpoint not taken`);
+      void rm(temporary, { force: true });
       return;
     }
     slot.serialiseMs = performance.now() - began;
     slot.sinceCheckpoint = 0;
     slot.lastCheckpointAt = Date.now();
-    const target = this.file(slot.fold.name);
-    const temporary = `${target}.${process.pid}.tmp`;
-    const write = (async () => {
-      await mkdir(dir, { recursive: true });
-      await writeFile(temporary, text);
-      await rename(temporary, target);
-    })()
+    const write = durable
+      .then(() => rename(temporary, target))
+      .then(() => rm(this.legacyFile(slot.fold.name), { force: true }))
       .catch((error) => this.options.onError(error, `fold ${slot.fold.name}: checkpoint not written`))
       .finally(() => this.saving.delete(slot.fold.name));
     this.saving.set(slot.fold.name, write);
@@ -119,7 +119,23 @@ export class FoldCheckpoints {
     await Promise.all([...this.saving.values()]);
   }
 
+  /** The checkpoint of `name`: the current format, else one of the earlier format; ENOENT when neither exists. */
+  private async read(name: string): Promise<CheckpointFile> {
+    try {
+      const { header, state } = await readCheckpointFile(this.file(name));
+      return { ...header, state };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      return JSON.parse(await readFile(this.legacyFile(name), 'utf8')) as CheckpointFile;
+    }
+  }
+
   private file(name: string): string {
+    return join(this.options.dir!, `${name}.ckpt`);
+  }
+
+  /** Where checkpoints were kept before the line format (one JSON text). */
+  private legacyFile(name: string): string {
     return join(this.options.dir!, `${name}.json`);
   }
 }

@@ -68,7 +68,18 @@ export interface FoldCheckpoint<State> {
   readonly version: number;
   save(state: State): unknown;
   load(saved: unknown): State;
+  /**
+   * For states that grow with the log (trust: an entry per verdict): the
+   * saved object piece by piece, produced while the checkpoint is written,
+   * so the whole saved form never exists at once. The pieces make up the
+   * object `save` would answer, and `load` receives that object. The engine
+   * uses it instead of `save` when present.
+   */
+  saveChunks?(state: State): Iterable<CheckpointChunk>;
 }
+
+/** One piece of a saved object: a member whole, or items appended to an array member (created by its first piece). */
+export type CheckpointChunk = { readonly key: string; readonly value: unknown } | { readonly key: string; readonly items: readonly unknown[] };
 
 /** What a fold's `view` may know of the caller (structurally the core Caller). */
 export interface FoldViewer {

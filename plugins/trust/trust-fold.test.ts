@@ -240,10 +240,10 @@ describe('trust fold: evidence rules', () => {
     expect(rows).to.deep.equal([`${W2}|general|${J}`, `${W}|general|${J}`, `${W}|general|${J2}`, `${W}|a|${J}`]);
   });
 
-  it('is declared global, skipping system threads, real-time, with a version-2 checkpoint', () => {
+  it('is declared global, skipping system threads, real-time, with a version-3 checkpoint', () => {
     const fold = createTrustFold();
     expect(fold).to.deep.include({ name: 'trust', scope: 'global', ignoresSystemThreads: true, readsRealTime: true });
-    expect(fold.checkpoint?.version).to.equal(2);
+    expect(fold.checkpoint?.version).to.equal(3);
     expect(fold.threads).to.equal(undefined);
   });
 

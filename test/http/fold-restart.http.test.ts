@@ -71,7 +71,7 @@ for (const storage of ['sqlite', 'level'] as const) {
       const incremental = await globalFolds();
       expect(Object.keys(incremental)).to.include.members(['trust', 'task_list', 'rollup', 'graph', 'actor_directory', 'dispatches']);
       await server!.stop();
-      expect(await readdir(join(dataDir, 'folds'))).to.include.members(['trust.json', 'task_list.json', 'rollup.json', 'graph.json', 'actor_directory.json', 'dispatches.json']);
+      expect(await readdir(join(dataDir, 'folds'))).to.include.members(['trust.ckpt', 'task_list.ckpt', 'rollup.ckpt', 'graph.ckpt', 'actor_directory.ckpt', 'dispatches.ckpt']);
 
       server = await startServer({ storage, clock: () => NOW, dataDir, keepDataDir: true });
       same(await globalFolds(), incremental);
