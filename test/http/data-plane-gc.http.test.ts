@@ -7,7 +7,8 @@
  * SQLite, LevelDB and PostgreSQL record stores (the blob directory is the
  * server's own in each case). Then, on SQLite: the CLI (`loom data usage`,
  * `loom data gc --grace 0`), who may see and run what, signed URLs of
- * removed content, and completions racing a collection of the same content.
+ * removed content, completions racing a collection of the same content, and
+ * a `loom serve` process (its --blob-grace-seconds) killed mid-collection.
  */
 import { expect } from 'chai';
 import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
@@ -17,15 +18,16 @@ import { bearer, bootstrapAdmin, createAccount, type Credential } from '../helpe
 import { runLoom } from '../helpers/cli-run.js';
 import { completeWrite, expectRefusal, openAndSend, readBlob, sha256, testBytes, uploadFile } from '../helpers/data-plane.js';
 import { get, request, startServer, type HttpAnswer, type StartedServer } from '../helpers/http-server.js';
+import { startLoomProcess, type LoomProcess } from '../helpers/loom-process.js';
 import { clusterOrSkip, freshDatabase } from '../helpers/postgres-test-support.js';
 
 const CHUNK = 1024 * 1024;
 const DAY = 86_400_000;
 
-const blobDir = (server: StartedServer) => join(server.dataDir, 'plugins', 'data-plane', 'blobs');
+const blobDir = (server: Pick<StartedServer, 'dataDir'>) => join(server.dataDir, 'plugins', 'data-plane', 'blobs');
 
 /** Bytes of the blob files on disk (the shard directories; not tmp/). */
-async function blobBytes(server: StartedServer): Promise<number> {
+async function blobBytes(server: Pick<StartedServer, 'dataDir'>): Promise<number> {
   let total = 0;
   for (const shard of await readdir(blobDir(server))) {
     if (!/^[0-9a-f]{2}$/.test(shard)) continue;
@@ -38,10 +40,10 @@ const ok = (answer: HttpAnswer) => {
   expect(answer.status, answer.text).to.equal(200);
   return answer.json;
 };
-const usage = async (server: StartedServer, headers: Record<string, string> = {}, namespace?: string) =>
+const usage = async (server: Pick<StartedServer, 'url'>, headers: Record<string, string> = {}, namespace?: string) =>
   ok(await get(server.url, `/v1/data/usage${namespace ? `?namespace=${namespace}` : ''}`, headers));
-const collect = async (server: StartedServer, body: Record<string, unknown> = {}, headers: Record<string, string> = {}) => ok(await request(server.url, 'POST', '/v1/data/gc', { json: body, headers }));
-const remove = async (server: StartedServer, path: string, namespace?: string) => ok(await request(server.url, 'POST', '/v1/data/rm', { json: { path, ...(namespace ? { namespace } : {}) } }));
+const collect = async (server: Pick<StartedServer, 'url'>, body: Record<string, unknown> = {}, headers: Record<string, string> = {}) => ok(await request(server.url, 'POST', '/v1/data/gc', { json: body, headers }));
+const remove = async (server: Pick<StartedServer, 'url'>, path: string, namespace?: string) => ok(await request(server.url, 'POST', '/v1/data/rm', { json: { path, ...(namespace ? { namespace } : {}) } }));
 
 describe('data plane: blob garbage collection', function () {
   this.timeout(120_000);
@@ -230,6 +232,40 @@ describe('data plane: blob garbage collection', function () {
         expect(await blobBytes(server)).to.equal(content.length);
         await remove(server, `/race/${round}.bin`);
       }
+    });
+  });
+
+  describe('a loom serve process', () => {
+    let proc: LoomProcess | undefined;
+    after(async () => {
+      await proc?.stop().catch(() => {});
+      await proc?.remove();
+    });
+
+    it('takes --blob-grace-seconds; killed mid-collection, it restarts with every live file whole and collects the rest', async () => {
+      proc = await startLoomProcess({ args: ['--insecure-localhost', '--blob-grace-seconds', '7'] });
+      expect((await usage(proc)).blob_store.grace_seconds).to.equal(7);
+      const files = Array.from({ length: 12 }, (_, i) => testBytes(20_000 + i, 100 + i));
+      for (const [i, content] of files.entries()) await uploadFile(proc.url, `/f/${i}.bin`, content, { chunkSize: 8 * 1024 * 1024 });
+      for (let i = 4; i < 12; i++) await remove(proc, `/f/${i}.bin`);
+      const live = files.slice(0, 4).reduce((sum, f) => sum + f.length, 0);
+      // The collection is asked for and the process killed while it runs (or just after).
+      void request(proc.url, 'POST', '/v1/data/gc', { json: { grace_seconds: 0 } }).catch(() => undefined);
+      await new Promise((resolve) => setTimeout(resolve, 15));
+      await proc.kill();
+
+      const dataDir = proc.dataDir;
+      proc = await startLoomProcess({ dataDir, args: ['--insecure-localhost'] });
+      for (let i = 0; i < 4; i++) {
+        const read = await readBlob(proc.url, `/v1/blobs/${sha256(files[i]!)}`);
+        expect(read.status, `file ${i}`).to.equal(200);
+        expect(read.bytes.equals(files[i]!)).to.equal(true);
+      }
+      const u = await usage(proc);
+      expect(u.blob_store).to.include({ grace_seconds: 86_400, live_bytes: live });
+      await collect(proc, { grace_seconds: 0 });
+      expect(await blobBytes(proc)).to.equal(live);
+      expect((await usage(proc)).blob_store).to.include({ reclaimable_bytes: 0, blobs: 4 });
     });
   });
 });
