@@ -42,6 +42,8 @@ export class BlobStore {
     await rm(this.tmp, { recursive: true, force: true });
     await mkdir(this.tmp, { recursive: true });
     this.indexing = this.scan();
+    // Observed here so a failed scan is not an unhandled rejection; indexed() scans again.
+    this.indexing.catch(() => undefined);
   }
 
   private async scan(): Promise<void> {
@@ -54,7 +56,12 @@ export class BlobStore {
 
   /** Every blob held, with its size (once the scan at open finished). */
   async indexed(): Promise<ReadonlyMap<string, number>> {
-    await this.indexing;
+    try {
+      await this.indexing;
+    } catch {
+      this.indexing = this.scan();
+      await this.indexing;
+    }
     return this.sizes;
   }
 

@@ -40,7 +40,7 @@ loom data publish <path> [--storage-class <c>]
 loom data url <path> [--expires-in <seconds>]
 loom data usage
 loom data gc [--grace <seconds>]
-  Files in a namespace's tree; each takes [--namespace <ns>] [--url …] [--token …] [--json].
+  Files in a namespace's tree; each takes [--namespace <ns>] (not gc) [--url …] [--token …] [--json].
   put uploads in chunks; after an interruption, run the same put again and only the missing chunks
   are sent (the upload id is kept in $XDG_STATE_HOME/loom/uploads, default ~/.local/state/loom/uploads,
   until the write ends). --if-absent writes only a new file, --if-match only over that content hash.
@@ -414,6 +414,8 @@ async function run(name: Sub, values: Values, positionals: readonly string[]): P
     const wanted = least === most ? `${least}` : `${least} to ${most}`;
     throw new CliError(`loom data ${name} takes ${wanted} argument${most === 1 ? '' : 's'}, not ${positionals.length}\n${DATA_USAGE}`);
   }
+  // The collector works on the server's whole blob store, every namespace together.
+  if (name === 'gc' && values.namespace !== undefined) throw new CliError(`loom data gc collects for every namespace at once: drop --namespace\n${DATA_USAGE}`);
   const ctx = clientContext(values);
   if (name === 'put') return put(ctx, values, [...positionals]);
   if (name === 'get') return get(ctx, values, [...positionals]);
