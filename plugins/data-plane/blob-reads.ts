@@ -3,10 +3,11 @@
  * and reading one (by range).
  */
 import type { Readable } from 'node:stream';
-import type { Caller } from '../../core/access/caller.js';
+import { SYSTEM, type Caller } from '../../core/access/caller.js';
 import { token } from '../../core/di/token.js';
 import type { RecordReader } from '../../core/engine/record-reader.js';
 import { LoomError } from '../../core/errors/loom-error.js';
+import { isReferenced } from './blob-collector.js';
 import type { BlobStore } from './blob-store.js';
 import type { DataPlaneOptions } from './config.js';
 import { DATA_FOLD, type DataState } from './data-fold.js';
@@ -61,6 +62,16 @@ export class BlobReads {
     const { state } = await this.deps.reader.globalFoldState<DataState>(caller, DATA_FOLD);
     for (const tree of state.namespaces.values()) if (tree.contents.has(hash)) return true;
     return false;
+  }
+
+  /**
+   * Whether a file of any namespace holds `hash`: what a signed URL may read.
+   * Content whose last file was removed or overwritten is not served (like a
+   * presigned URL of a deleted object), so the collector may take it.
+   */
+  async heldByAnyFile(hash: string): Promise<boolean> {
+    const { state } = await this.deps.reader.globalFoldState<DataState>(SYSTEM, DATA_FOLD);
+    return isReferenced(state, hash);
   }
 
   async blobSize(hash: string): Promise<number> {

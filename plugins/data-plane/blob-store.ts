@@ -4,6 +4,12 @@
  * and fsynced, followed by an fsync of the directory, so a blob is never
  * visible half-written, a crash leaves either nothing or the whole blob, and
  * identical content is stored once (the second copy is simply dropped).
+ *
+ * Deletion (the collector, blob-collector.ts) and adoption of one hash take
+ * turns under a per-hash lock, and a hash someone `hold`s (a completing
+ * upload, from before its blob is adopted until its record is written) is
+ * never deleted: so content that a record is about to name cannot vanish
+ * between the collector's reference check and its unlink.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream, type ReadStream } from 'node:fs';
@@ -16,15 +22,102 @@ import { storageError } from './storage-error.js';
 
 export class BlobStore {
   private readonly tmp: string;
+  /** Every blob held and its size, from one scan at open, then kept by adopt and remove. */
+  private readonly sizes = new Map<string, number>();
+  private indexing: Promise<void> = Promise.resolve();
+  /** Per-hash turn: adopt and remove of one hash never interleave. */
+  private readonly turns = new Map<string, Promise<unknown>>();
+  private readonly holds = new Map<string, number>();
 
   constructor(readonly dir: string) {
     this.tmp = join(dir, 'tmp');
   }
 
-  /** Creates the directories and drops temporary files a crash left behind. */
+  /**
+   * Creates the directories and drops temporary files a crash left behind;
+   * the index of sizes is read in the background (`indexed()`), so a store
+   * of many blobs does not hold the listener back.
+   */
   async open(): Promise<void> {
     await rm(this.tmp, { recursive: true, force: true });
     await mkdir(this.tmp, { recursive: true });
+    this.indexing = this.scan();
+    // Observed here so a failed scan is not an unhandled rejection; indexed() scans again.
+    this.indexing.catch(() => undefined);
+  }
+
+  private async scan(): Promise<void> {
+    for (const hash of await this.list()) {
+      if (this.sizes.has(hash)) continue;
+      const size = await this.sizeOf(hash);
+      if (size !== null) this.sizes.set(hash, size);
+    }
+  }
+
+  /** Every blob held, with its size (once the scan at open finished). */
+  async indexed(): Promise<ReadonlyMap<string, number>> {
+    try {
+      await this.indexing;
+    } catch {
+      this.indexing = this.scan();
+      await this.indexing;
+    }
+    return this.sizes;
+  }
+
+  /**
+   * Keeps `hash` from being deleted until the returned release is called
+   * (idempotent): taken before adopting content a record will name, released
+   * once that record is written (or refused).
+   */
+  hold(hash: string): () => void {
+    this.holds.set(hash, (this.holds.get(hash) ?? 0) + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const left = (this.holds.get(hash) ?? 1) - 1;
+      if (left > 0) this.holds.set(hash, left);
+      else this.holds.delete(hash);
+    };
+  }
+
+  isHeld(hash: string): boolean {
+    return this.holds.has(hash);
+  }
+
+  /** Runs `fn` in `hash`'s turn (after any adopt or remove of it in flight). */
+  private async inTurn<T>(hash: string, fn: () => Promise<T>): Promise<T> {
+    const run = (this.turns.get(hash) ?? Promise.resolve()).then(fn);
+    const settled = run.then(() => undefined, () => undefined);
+    this.turns.set(hash, settled);
+    try {
+      return await run;
+    } finally {
+      if (this.turns.get(hash) === settled) this.turns.delete(hash);
+    }
+  }
+
+  /**
+   * Deletes the blob in its turn if nobody holds it and `collectable()` (the
+   * caller's reference check, made there, after every adopt before it)
+   * still agrees. Answers the bytes freed, or null when it was kept or absent.
+   */
+  remove(hash: string, collectable: () => boolean): Promise<number | null> {
+    return this.inTurn(hash, async () => {
+      if (this.isHeld(hash) || !collectable()) return null;
+      const size = await this.sizeOf(hash);
+      if (size === null) {
+        this.sizes.delete(hash);
+        return null;
+      }
+      await unlink(this.pathOf(hash)).catch((error: NodeJS.ErrnoException) => {
+        if (error.code !== 'ENOENT') throw error;
+      });
+      // Not fsynced: a deletion a power cut undoes leaves an unreferenced blob, collected again.
+      this.sizes.delete(hash);
+      return size;
+    });
   }
 
   pathOf(hash: string): string {
@@ -46,17 +139,23 @@ export class BlobStore {
    * Moves a complete, fsynced file (on the same filesystem) into place as
    * `hash`. When the blob already exists the file is removed instead.
    */
-  async adopt(file: string, hash: string): Promise<'stored' | 'deduplicated'> {
+  adopt(file: string, hash: string): Promise<'stored' | 'deduplicated'> {
     const target = this.pathOf(hash);
-    if ((await this.sizeOf(hash)) !== null) {
-      await unlink(file);
-      return 'deduplicated';
-    }
-    const shard = join(this.dir, hash.slice(0, 2));
-    await mkdir(shard, { recursive: true });
-    await rename(file, target);
-    await syncDirectory(shard);
-    return 'stored';
+    return this.inTurn(hash, async () => {
+      const held = await this.sizeOf(hash);
+      if (held !== null) {
+        await unlink(file);
+        this.sizes.set(hash, held);
+        return 'deduplicated';
+      }
+      const { size } = await stat(file);
+      const shard = join(this.dir, hash.slice(0, 2));
+      await mkdir(shard, { recursive: true });
+      await rename(file, target);
+      await syncDirectory(shard);
+      this.sizes.set(hash, size);
+      return 'stored';
+    });
   }
 
   /** Stores a stream (small writes, tests): temporary file, hash while writing, fsync, rename. */
@@ -88,11 +187,15 @@ export class BlobStore {
     return createReadStream(this.pathOf(hash), { start, end, highWaterMark: 1 << 20 });
   }
 
-  /** Every blob held (tests, doctor): hashes in shard order. */
+  /** Every blob held (tests, doctor, the index): hashes in shard order. */
   async list(): Promise<string[]> {
     const out: string[] = [];
     for (const shard of (await readdir(this.dir)).filter((name) => /^[0-9a-f]{2}$/.test(name)).sort()) {
-      for (const name of (await readdir(join(this.dir, shard))).sort()) if (SHA256_HEX.test(name)) out.push(name);
+      const names = await readdir(join(this.dir, shard)).catch((error: NodeJS.ErrnoException) => {
+        if (error.code === 'ENOENT') return [] as string[];
+        throw error;
+      });
+      for (const name of names.sort()) if (SHA256_HEX.test(name)) out.push(name);
     }
     return out;
   }

@@ -21,6 +21,13 @@ export const DataPlaneOptions = Type.Object(
     defaultQuotaBytes: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { default: null }),
     /** Free space an upload must leave on the data volume (a full disk refuses early). @default 67108864 */
     minFreeBytes: Type.Integer({ minimum: 0, default: 64 * MIB }),
+    /**
+     * Content no file of any namespace holds is deleted once it has been unreferenced this long (blob-collector.ts);
+     * 0 collects at the next run. @default 86400
+     */
+    blobGraceSeconds: Type.Integer({ minimum: 0, maximum: 365 * 86_400, default: 86_400 }),
+    /** How often this server looks for content to collect. @default 3600 */
+    blobCollectIntervalSeconds: Type.Integer({ minimum: 1, maximum: 7 * 86_400, default: 3600 }),
   },
   { additionalProperties: false },
 );

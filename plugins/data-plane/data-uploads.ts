@@ -146,6 +146,8 @@ export class DataUploads {
     const change: NodeChange = { op: 'write', path: meta.path, content_hash: hash, size_bytes: meta.size_bytes, content_type: meta.content_type, ...(meta.provenance ? { provenance: meta.provenance } : {}) };
     let deduplicated = false;
     let adopted = false;
+    // The collector leaves this content alone from before it is adopted (or found already stored) until the record naming it is written.
+    const release = this.deps.blobs.hold(hash);
     const record = await this.deps.changes.change(
       caller,
       meta.namespace,
@@ -166,7 +168,7 @@ export class DataUploads {
       // A quota refusal before the bytes moved keeps the upload, to complete once space is freed; anything else ends it.
       if (adopted || !(error instanceof LoomError) || error.code !== 'QUOTA_EXCEEDED') await this.deps.store.remove(uploadId);
       throw error;
-    });
+    }).finally(release);
     await this.deps.store.remove(uploadId);
     return { ok: true as const, content_hash: hash, size_bytes: meta.size_bytes, namespace: meta.namespace, path: meta.path, record_id: record.record.id, deduplicated };
   }

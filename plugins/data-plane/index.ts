@@ -3,7 +3,8 @@
  * nodes are records (the `data_fs` fold), a content-addressed SHA-256 blob
  * store, resumable chunked uploads, compare-and-swap writes, signed read
  * URLs and quotas (configuration topic `data_quota`). State on disk lives in
- * `<dataDir>/plugins/data-plane/`: `blobs/`, `uploads/`, `url-secret`.
+ * `<dataDir>/plugins/data-plane/`: `blobs/`, `uploads/`, `url-secret`,
+ * `blob-gc.json` (when unreferenced content was first seen, blob-collector.ts).
  */
 import { randomBytes } from 'node:crypto';
 import { rm } from 'node:fs/promises';
@@ -15,8 +16,10 @@ import { IngestorToken } from '../../core/engine/ingest.js';
 import { RecordReaderToken } from '../../core/engine/record-reader.js';
 import { RecordWriterToken } from '../../core/engine/record-writer.js';
 import { ClockToken } from '../../core/engine/clock.js';
+import { IntervalLoop } from '../../core/engine/interval-loop.js';
 import { Config } from '../../core/folds/config/config-topic.js';
 import { definePlugin } from '../../core/plugin/plugin.js';
+import { BlobCollector, BlobCollectorToken } from './blob-collector.js';
 import { BlobStore } from './blob-store.js';
 import { DataPlaneOptions } from './config.js';
 import { dataFold } from './data-fold.js';
@@ -32,6 +35,7 @@ import { TreeReads, TreeReadsToken } from './tree-reads.js';
 import { nodeRecordsGate } from './node-records-gate.js';
 import { dataQuotaTopic } from './quota-topic.js';
 import { abortDataUpload } from './routes/abort-data-upload.js';
+import { collectDataBlobs } from './routes/collect-data-blobs.js';
 import { completeDataWrite } from './routes/complete-data-write.js';
 import { createDataReadUrl } from './routes/create-data-read-url.js';
 import { getBlob } from './routes/get-blob.js';
@@ -81,6 +85,7 @@ export const DATA_ROUTES = [
   getDataUsage,
   getDataCapabilities,
   listDataProvenance,
+  collectDataBlobs,
 ] as const;
 
 export const dataPlanePlugin = definePlugin({
@@ -92,7 +97,7 @@ export const dataPlanePlugin = definePlugin({
     register(scope, options) {
       // The clock for upload expiry and signed URLs.
       const now = resolve(scope.container, ClockToken);
-      scope.fold(dataFold);
+      const dataState = scope.fold(dataFold);
       scope.configTopic(dataQuotaTopic);
       scope.ingestGate(nodeRecordsGate);
       // File bytes (blobs reach their name only by rename) and the signed-URL secret; uploads in progress are not kept.
@@ -113,6 +118,14 @@ export const dataPlanePlugin = definePlugin({
       const quotas = new DataQuotas(access, resolve(scope.container, Config), uploadStore, options);
       const uploads = new DataUploads({ access, quotas, changes, sections, store: uploadStore, blobs: blobStore, options });
       const blobs = new BlobReads({ reads, reader, blobs: blobStore, options, now });
+      const collector = new BlobCollector({
+        blobs: blobStore,
+        dataState: () => dataState.state(),
+        stateFile: join(dir, 'blob-gc.json'),
+        graceSeconds: options.blobGraceSeconds,
+        intervalSeconds: options.blobCollectIntervalSeconds,
+        now,
+      });
       // Each route injects the rooms it uses; other plugins see the narrow DataPlane.
       bindValue(scope.container, DataPlaneOptionsToken, options);
       bindValue(scope.container, DataAccessToken, access);
@@ -121,6 +134,7 @@ export const dataPlanePlugin = definePlugin({
       bindValue(scope.container, DataQuotasToken, quotas);
       bindValue(scope.container, DataUploadsToken, uploads);
       bindValue(scope.container, BlobReadsToken, blobs);
+      bindValue(scope.container, BlobCollectorToken, collector);
       const plane: DataPlane = {
         treeFor: (caller, namespace) => access.treeFor(caller, namespace),
         mayRead: (caller, namespace) => access.mayRead(caller, namespace),
@@ -134,6 +148,7 @@ export const dataPlanePlugin = definePlugin({
       scope.onStart(async () => {
         // Opens the stores (dropping what a crash left half-done) and the URL signing secret (`null`: one kept in memory).
         await blobStore.open();
+        await collector.open();
         const { resumed, removed } = await uploadStore.open();
         await blobs.openSigner(scratch === null ? join(dir, 'url-secret') : null);
         if (resumed > 0 || removed > 0) scope.log.log('info', 'data plane uploads', { resumed, expired_or_unreadable_removed: removed });
@@ -145,6 +160,21 @@ export const dataPlanePlugin = definePlugin({
         }, options.sweepIntervalSeconds * 1000);
         sweeper.unref();
       });
+      // Each server collects its own blob directory (blob-collector.ts): not a singleton. The first run, at start,
+      // starts the grace of what is already unreferenced.
+      scope.loop(
+        new IntervalLoop(
+          'data-plane.blob-gc',
+          options.blobCollectIntervalSeconds * 1000,
+          async () => {
+            const run = await collector.collect();
+            if (run.collected_blobs > 0) scope.log.log('info', 'data plane blobs collected', { blobs: run.collected_blobs, freed_bytes: run.freed_bytes, grace_seconds: run.grace_seconds });
+          },
+          (context, error) => scope.log.log('warn', context, { error: (error as Error).message }),
+          true,
+          false,
+        ),
+      );
       scope.onStop(async () => {
         if (sweeper) clearInterval(sweeper);
         if (scratch) await rm(scratch, { recursive: true, force: true });
@@ -156,5 +186,6 @@ export const dataPlanePlugin = definePlugin({
       scope.capability('data.signed_urls', true);
       scope.capability('data.range_reads', true);
       scope.capability('data.quotas', true);
+      scope.capability('data.blob_gc', true);
     },
 });

@@ -48,17 +48,23 @@ export interface BackupSource {
   readonly instance: string;
 }
 
+/** An entry deleted after it was listed (the data plane's blob collector) is simply not in the backup. */
+const vanished = (error: NodeJS.ErrnoException) => {
+  if (error.code !== 'ENOENT') throw error;
+};
+
 /** Hard-links a file or a directory tree into place (copies across file systems). */
 async function linkTree(source: string, target: string): Promise<void> {
-  const stats = await lstat(source);
+  const stats = await lstat(source).catch(vanished);
+  if (!stats) return;
   if (stats.isDirectory()) {
     await mkdir(target, { recursive: true });
     for (const name of await readdir(source)) await linkTree(join(source, name), join(target, name));
   } else if (stats.isFile()) {
     await mkdir(dirname(target), { recursive: true });
     await link(source, target).catch(async (error: NodeJS.ErrnoException) => {
-      if (error.code === 'EXDEV' || error.code === 'EPERM') await copyFile(source, target);
-      else throw error;
+      if (error.code === 'EXDEV' || error.code === 'EPERM') await copyFile(source, target).catch(vanished);
+      else vanished(error);
     });
   }
 }

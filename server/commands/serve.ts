@@ -20,6 +20,7 @@ export const SERVE_USAGE = `loom serve [--port 9100] [--host 127.0.0.1] [--stora
            [--rate-limit <requests/s per client>] [--max-watchers N]
            [--headers-timeout-ms 15000] [--request-timeout-ms 30000] [--keep-alive-timeout-ms 5000]
            [--max-connections-per-client 256] [--max-runs 16]
+           [--blob-grace-seconds 86400]
 
   --storage postgres   keep the log in PostgreSQL (--database-url); several servers, each with its own
                        --data-dir (plugin state, fold checkpoints, identity), may serve one database
@@ -40,6 +41,9 @@ export const SERVE_USAGE = `loom serve [--port 9100] [--host 127.0.0.1] [--stora
                              429 TOO_MANY_CONNECTIONS. Behind a reverse proxy every client has its address
   --max-runs N         member runs without an outcome at once (every server of a shared log), default 16;
                        one more start is 503 ADMISSION_CEILING
+  --blob-grace-seconds N  file content no file holds any more (removed or overwritten) is deleted from
+                       <data-dir>/plugins/data-plane/blobs once unreferenced this long, default 86400
+                       (24 h; checked hourly); 0: at the next hourly check. loom data gc collects at once
 
   Model providers (work loops) come from the variables their own tools read: ANTHROPIC_API_KEY and
   ANTHROPIC_BASE_URL; OPENAI_API_KEY and OPENAI_BASE_URL (also an OpenAI-compatible server: vLLM,
@@ -48,7 +52,7 @@ export const SERVE_USAGE = `loom serve [--port 9100] [--host 127.0.0.1] [--stora
   Environment: LOOM_PORT, LOOM_HOST, LOOM_STORAGE, LOOM_DATA_DIR, LOOM_DATABASE_URL, LOOM_DATABASE_SCHEMA,
   LOOM_LOG_LEVEL, LOOM_FEDERATION=1, LOOM_FEDERATION_DOMAIN, LOOM_PUBLIC_URL, LOOM_RATE_LIMIT, LOOM_MAX_WATCHERS,
   LOOM_HEADERS_TIMEOUT_MS, LOOM_REQUEST_TIMEOUT_MS, LOOM_KEEP_ALIVE_TIMEOUT_MS, LOOM_MAX_CONNECTIONS_PER_CLIENT,
-  LOOM_MAX_RUNS (flags win).`;
+  LOOM_MAX_RUNS, LOOM_BLOB_GRACE_SECONDS (flags win).`;
 
 const SERVE_OPTIONS = {
   port: { type: 'string', help: 'LOOM_PORT, default 9100' },
@@ -70,6 +74,7 @@ const SERVE_OPTIONS = {
   'keep-alive-timeout-ms': { type: 'string', help: 'default 5000' },
   'max-connections-per-client': { type: 'string', help: 'default 256' },
   'max-runs': { type: 'string', help: 'member runs at once, default 16' },
+  'blob-grace-seconds': { type: 'string', help: 'unreferenced file content kept this long, default 86400' },
 } as const;
 
 export const serve = defineCommand({
@@ -120,6 +125,7 @@ async function runServer(values: OptionValues<typeof SERVE_OPTIONS>): Promise<vo
   const keepAliveTimeoutMs = whole('keep-alive-timeout-ms', values['keep-alive-timeout-ms'] ?? process.env['LOOM_KEEP_ALIVE_TIMEOUT_MS'], 1);
   const maxConnectionsPerClient = whole('max-connections-per-client', values['max-connections-per-client'] ?? process.env['LOOM_MAX_CONNECTIONS_PER_CLIENT'], 0);
   const maxRuns = positive('max-runs', values['max-runs'] ?? process.env['LOOM_MAX_RUNS']);
+  const blobGraceSeconds = whole('blob-grace-seconds', values['blob-grace-seconds'] ?? process.env['LOOM_BLOB_GRACE_SECONDS'], 0);
   const bootstrapSecret = process.env['LOOM_BOOTSTRAP_TOKEN'];
   const loom = await createReferenceLoom({
     storage,
@@ -137,6 +143,7 @@ async function runServer(values: OptionValues<typeof SERVE_OPTIONS>): Promise<vo
     ...(keepAliveTimeoutMs !== undefined ? { keepAliveTimeoutMs } : {}),
     ...(maxConnectionsPerClient !== undefined ? { maxConnectionsPerClient } : {}),
     ...(maxRuns !== undefined ? { work: { maxConcurrentRuns: maxRuns } } : {}),
+    ...(blobGraceSeconds !== undefined ? { data: { blobGraceSeconds } } : {}),
     auth: bootstrapSecret ? { bootstrapSecret } : {},
     // Heartbeats report where peers reach this instance: LOOM_PUBLIC_URL behind a proxy, else the bound address.
     fleet: { endpoint: process.env['LOOM_PUBLIC_URL'] ?? (port === 0 ? null : `http://${host}:${port}`) },

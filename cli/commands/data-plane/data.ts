@@ -1,5 +1,5 @@
 /**
- * `loom data ls|stat|put|get|mv|rm|publish|url|usage`: a namespace's files
+ * `loom data ls|stat|put|get|mv|rm|publish|url|usage|gc`: a namespace's files
  * (the data-plane routes under /v1/data and /v1/blobs). --json prints the
  * server's answer as is (for `get`, which has none, a summary object).
  *
@@ -22,7 +22,7 @@ import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import { defineCommand, subcommand, type OptionDecls, type OptionValues } from '../../../command/define-command.js';
-import { DataTransferError, readBlobRange, uploadFile, type DataNode, type DataUsage } from '../../../sdk/index.js';
+import { DataTransferError, readBlobRange, uploadFile, type DataCollection, type DataNode, type DataUsage } from '../../../sdk/index.js';
 import { mediaTypeOf } from '../../kit/media-type.js';
 import { CliError, unreachableMessage } from '../../../command/cli-error.js';
 import { call, clientContext, CLIENT_OPTIONS, print, type ClientContext } from '../../kit/context.js';
@@ -39,16 +39,20 @@ loom data rm <path> [-r|--recursive]
 loom data publish <path> [--storage-class <c>]
 loom data url <path> [--expires-in <seconds>]
 loom data usage
-  Files in a namespace's tree; each takes [--namespace <ns>] [--url …] [--token …] [--json].
+loom data gc [--grace <seconds>]
+  Files in a namespace's tree; each takes [--namespace <ns>] (not gc) [--url …] [--token …] [--json].
   put uploads in chunks; after an interruption, run the same put again and only the missing chunks
   are sent (the upload id is kept in $XDG_STATE_HOME/loom/uploads, default ~/.local/state/loom/uploads,
   until the write ends). --if-absent writes only a new file, --if-match only over that content hash.
   A remote path ending in / takes the local file's name. get writes <local-file>.part, continues an
   existing one, checks the SHA-256, then renames it into place; - writes to stdout. Progress shows on
-  stderr when it is a terminal. url: a signed link anyone may read until it expires.`;
+  stderr when it is a terminal. url: a signed link anyone may read until it expires (or until no file
+  holds its content). usage shows, to an admin, the server's live and reclaimable bytes: content no file
+  holds is deleted once unreferenced for the grace period (default 24 h); gc collects it now
+  (--grace 0: everything unreferenced, admin only).`;
 
 /** Positional arguments per subcommand: [at least, at most]. */
-const ARITY = { ls: [0, 1], stat: [1, 1], put: [2, 2], get: [1, 2], mv: [2, 2], rm: [1, 1], publish: [1, 1], url: [1, 1], usage: [0, 0] } as const;
+const ARITY = { ls: [0, 1], stat: [1, 1], put: [2, 2], get: [1, 2], mv: [2, 2], rm: [1, 1], publish: [1, 1], url: [1, 1], usage: [0, 0], gc: [0, 0] } as const;
 type Sub = keyof typeof ARITY;
 
 
@@ -73,6 +77,7 @@ const OWN = {
   publish: { args: ['<path>'], options: { 'storage-class': { type: 'string', value: 'c', help: 'the storage class' } } },
   url: { args: ['<path>'], options: { 'expires-in': { type: 'string', value: 'seconds', help: 'how long the link works' } } },
   usage: { args: [], options: {} },
+  gc: { args: [], options: { grace: { type: 'string', value: 'seconds', help: 'collect content unreferenced at least this long (default: the server\'s grace; 0: all of it)' } } },
 } as const satisfies Record<Sub, { args: readonly string[]; options: OptionDecls }>;
 
 const SUMMARIES: Record<Sub, string> = {
@@ -84,10 +89,11 @@ const SUMMARIES: Record<Sub, string> = {
   rm: 'removes a file (or a folder with -r)',
   publish: 'publishes a file',
   url: 'a signed link anyone may read until it expires',
-  usage: "the namespace's usage",
+  usage: "the namespace's usage (and, for an admin, the server's live and reclaimable bytes)",
+  gc: 'deletes content no file holds any more, now (admin)',
 };
 
-type Values = OptionValues<typeof SHARED & typeof OWN.ls.options & typeof OWN.put.options & typeof OWN.rm.options & typeof OWN.publish.options & typeof OWN.url.options>;
+type Values = OptionValues<typeof SHARED & typeof OWN.ls.options & typeof OWN.put.options & typeof OWN.rm.options & typeof OWN.publish.options & typeof OWN.url.options & typeof OWN.gc.options>;
 
 /** A DataTransferError as the one-line CliError every client command prints. */
 function transferFailure(ctx: ClientContext, error: unknown): never {
@@ -330,6 +336,29 @@ function usageText(u: DataUsage): string {
     ['files', String(u.files)],
     ['directories', String(u.directories)],
     ['open uploads', `${u.uploads.open} (${sizeText(u.uploads.reserved_bytes)} reserved)`],
+    ...(u.blob_store ? blobStoreFields(u.blob_store) : []),
+  ]);
+}
+
+/** The server's whole blob store (admin callers): what files hold, what is left to collect and when. */
+function blobStoreFields(b: NonNullable<DataUsage['blob_store']>): Array<[string, string]> {
+  const last = b.last_collection;
+  return [
+    ['server stores', `${sizeText(b.stored_bytes)} in ${b.blobs} blob${b.blobs === 1 ? '' : 's'}, all namespaces`],
+    ['live', sizeText(b.live_bytes)],
+    ['reclaimable', `${sizeText(b.reclaimable_bytes)} in ${b.reclaimable_blobs} blob${b.reclaimable_blobs === 1 ? '' : 's'} (freed once unreferenced for ${durationText(b.grace_seconds)}; now: loom data gc --grace 0)`],
+    ['last collection', last ? `${last.at}: ${last.collected_blobs} blob${last.collected_blobs === 1 ? '' : 's'}, ${sizeText(last.freed_bytes)} freed` : 'none yet'],
+  ];
+}
+
+const durationText = (seconds: number) => (seconds % 3600 === 0 && seconds > 0 ? `${seconds / 3600} h` : `${seconds} s`);
+
+function collectionText(c: DataCollection): string {
+  return fieldsText([
+    ['collected', `${c.collected_blobs} blob${c.collected_blobs === 1 ? '' : 's'}, ${sizeText(c.freed_bytes)} freed`],
+    ['grace', durationText(c.grace_seconds)],
+    ['kept', `${c.kept.live} live, ${c.kept.within_grace} within the grace, ${c.kept.held} held by completing uploads`],
+    ['reclaimable', sizeText(c.reclaimable_bytes)],
   ]);
 }
 
@@ -371,6 +400,11 @@ async function metadata(ctx: ClientContext, sub: Exclude<Sub, 'put' | 'get'>, va
       const { data } = await call(ctx, ctx.client.getDataUsage({ query: namespace }));
       return print(ctx, data, () => usageText(data));
     }
+    case 'gc': {
+      const grace = integerOption('grace', values.grace, 0);
+      const { data } = await call(ctx, ctx.client.collectDataBlobs({ body: grace === undefined ? {} : { grace_seconds: grace } }));
+      return print(ctx, data, () => collectionText(data));
+    }
   }
 }
 
@@ -380,6 +414,8 @@ async function run(name: Sub, values: Values, positionals: readonly string[]): P
     const wanted = least === most ? `${least}` : `${least} to ${most}`;
     throw new CliError(`loom data ${name} takes ${wanted} argument${most === 1 ? '' : 's'}, not ${positionals.length}\n${DATA_USAGE}`);
   }
+  // The collector works on the server's whole blob store, every namespace together.
+  if (name === 'gc' && values.namespace !== undefined) throw new CliError(`loom data gc collects for every namespace at once: drop --namespace\n${DATA_USAGE}`);
   const ctx = clientContext(values);
   if (name === 'put') return put(ctx, values, [...positionals]);
   if (name === 'get') return get(ctx, values, [...positionals]);

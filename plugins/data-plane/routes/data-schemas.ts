@@ -87,6 +87,49 @@ export const UploadStatusSchema = Type.Object(
   { $id: 'UploadStatus' },
 );
 
+const LastCollectionSchema = Type.Object(
+  {
+    at: Type.String({ format: 'date-time' }),
+    grace_seconds: Type.Integer({ description: 'The grace the run applied.' }),
+    collected_blobs: Type.Integer(),
+    freed_bytes: Type.Integer(),
+  },
+  { $id: 'DataLastCollection' },
+);
+
+export const BlobStoreUsageSchema = Type.Object(
+  {
+    scope: Type.Literal('server', { description: "This server's blob directory (each server of a shared log keeps its own)." }),
+    blobs: Type.Integer({ description: 'Distinct contents stored.' }),
+    stored_bytes: Type.Integer({ description: 'Bytes on disk: live plus reclaimable.' }),
+    live_bytes: Type.Integer({ description: 'Content some file of some namespace holds.' }),
+    reclaimable_blobs: Type.Integer(),
+    reclaimable_bytes: Type.Integer({ description: 'Content no file holds (removed or overwritten): deleted once unreferenced for grace_seconds, or now by POST /v1/data/gc.' }),
+    grace_seconds: Type.Integer({ description: 'How long unreferenced content is kept (blobGraceSeconds).' }),
+    collect_interval_seconds: Type.Integer({ description: 'How often the collector runs (blobCollectIntervalSeconds).' }),
+    last_collection: Nullable(LastCollectionSchema),
+  },
+  { $id: 'DataBlobStoreUsage', description: "This server's whole blob store, every namespace together: live and reclaimable bytes. Shown to admin callers; null for others." },
+);
+
+export const CollectionSchema = Type.Object(
+  {
+    object: Type.Literal('data_gc'),
+    at: Type.String({ format: 'date-time' }),
+    grace_seconds: Type.Integer(),
+    scanned_blobs: Type.Integer(),
+    collected_blobs: Type.Integer(),
+    freed_bytes: Type.Integer(),
+    kept: Type.Object({
+      live: Type.Integer({ description: 'A file holds it.' }),
+      within_grace: Type.Integer({ description: 'Unreferenced for less than the grace.' }),
+      held: Type.Integer({ description: 'An upload completing with this content holds it.' }),
+    }),
+    reclaimable_bytes: Type.Integer({ description: 'Unreferenced bytes still stored after the run.' }),
+  },
+  { $id: 'DataCollection' },
+);
+
 export const UsageSchema = Type.Object(
   {
     object: Type.Literal('data_usage'),
@@ -98,6 +141,7 @@ export const UsageSchema = Type.Object(
     files: Type.Integer(),
     directories: Type.Integer(),
     uploads: Type.Object({ open: Type.Integer(), reserved_bytes: Type.Integer({ description: 'Declared sizes of open uploads (counted against the quota).' }) }),
+    blob_store: Nullable(BlobStoreUsageSchema),
   },
   { $id: 'DataUsage' },
 );

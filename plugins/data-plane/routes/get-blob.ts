@@ -13,7 +13,7 @@ export const getBlob = defineRoute({
   description:
     'Streams the blob to a caller who may see a file holding it (bearer with records:read) or to anyone with a valid signed URL (expires, sig, and content_type when signed). ' +
     'Range requests answer 206; the ETag is the hash and the bytes never change (Cache-Control: immutable); If-None-Match answers 304. ' +
-    'A blob no visible file holds answers 404 BLOB_NOT_FOUND, the same as one that does not exist.',
+    'A blob no visible file holds answers 404 BLOB_NOT_FOUND, the same as one that does not exist; so does a signed URL once no file of any namespace holds its content (removed or overwritten).',
   tags: ['data'],
   auth: {
     scope: 'records:read',
@@ -42,6 +42,7 @@ export const getBlob = defineRoute({
     const contentType = query.content_type === undefined ? 'application/octet-stream' : checkContentType(query.content_type);
     if (signed) {
       blobs.verifySignature(hash, query.expires, query.sig ?? '', query.content_type);
+      if (!(await blobs.heldByAnyFile(hash))) throw notFound();
     } else if (!/^[0-9a-f]{64}$/.test(hash) || !(await blobs.maySee(caller, hash))) {
       throw notFound();
     }

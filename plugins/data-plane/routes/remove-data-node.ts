@@ -11,7 +11,7 @@ export const removeDataNode = defineRoute({
   path: '/v1/data/rm',
   summary: 'Remove a file or directory',
   description:
-    'A non-empty directory needs recursive: true (409 DIRECTORY_NOT_EMPTY otherwise). The record of the removal stays in the log, and earlier versions stay readable by hash to those who could read them.',
+    'A non-empty directory needs recursive: true (409 DIRECTORY_NOT_EMPTY otherwise). The record of the removal stays in the log; content no file holds any more is no longer served (signed URLs included) and its bytes are collected after the grace period (GET /v1/data/usage shows them as reclaimable, POST /v1/data/gc collects now).',
   tags: ['data'],
   auth: { scope: 'records:write' },
   request: { body: Type.Object({ path: PathField, recursive: Type.Optional(Type.Boolean({ default: false })), namespace: NamespaceQuery }, { additionalProperties: false }) },
