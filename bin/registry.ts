@@ -66,6 +66,9 @@ export const COMMANDS: readonly CommandEntry[] = [
   // ---- did:sync directory (issue 35) ----
   { name: 'directory', load: async () => (await import('../cli/commands/federation/directory.js')).directory },
   // ---- end did:sync directory ----
+  // ---- mDNS discovery (issue 35) ----
+  { name: 'discovery', load: async () => (await import('../cli/commands/discovery/discovery.js')).discovery },
+  // ---- end mDNS discovery ----
 ];
 
 export function findCommand(name: string): CommandEntry | undefined {

@@ -40,6 +40,9 @@ import { mcpPlugin, type McpOptions } from '../plugins/mcp/index.js';
 import { consolePlugin } from '../plugins/console/index.js';
 // ---- end console ----
 import { createFederationPlugin, InstanceKey, instanceKeyDir, type FederationOptions } from '../plugins/federation/index.js';
+// ---- mDNS discovery (plugins/discovery, issue 35) ----
+import { discoveryPlugin, type DiscoveryOptions } from '../plugins/discovery/index.js';
+// ---- end mDNS discovery ----
 
 export const STORE_BACKENDS = ['sqlite', 'level', 'postgres'] as const;
 export type StoreBackend = (typeof STORE_BACKENDS)[number];
@@ -82,6 +85,10 @@ export interface ReferenceLoomOptions extends Omit<LoomOptions, 'store' | 'plugi
   /** Options of the MCP plugin (browser origins allowed besides the server's own loopback origin). */
   readonly mcp?: Partial<McpOptions>;
   // ---- end MCP ----
+  // ---- mDNS discovery (plugins/discovery, issue 35) ----
+  /** mDNS discovery of peers (loaded with federation; listener on, announcer off by default), or false to leave it out. */
+  readonly discovery?: Partial<DiscoveryOptions> | false;
+  // ---- end mDNS discovery ----
   // ---- console (plugins/console) ----
   /** The web console at /console/ (its build directory), or false to leave it out. @default served from dist/console */
   readonly console?: { root?: string } | false;
@@ -119,7 +126,7 @@ export async function persistedInstanceDid(dataDir: string): Promise<string> {
 }
 
 export async function createReferenceLoom(options: ReferenceLoomOptions = {}): Promise<Loom> {
-  const { storage = 'sqlite', plugins = [], ledger, auth, durability, rules, fleet, data, search, work, clock, federation = false, databaseUrl, databaseSchema, mcp, console: consoleOptions = {}, ...rest } = options;
+  const { storage = 'sqlite', plugins = [], ledger, auth, durability, rules, fleet, data, search, work, clock, federation = false, databaseUrl, databaseSchema, mcp, console: consoleOptions = {}, discovery = {}, ...rest } = options;
   const dataDir = resolvePath(options.dataDir ?? './data');
   await mkdir(dataDir, { recursive: true });
   const key = federation === false ? null : await InstanceKey.loadOrCreate(instanceKeyDir(dataDir));
@@ -150,6 +157,7 @@ export async function createReferenceLoom(options: ReferenceLoomOptions = {}): P
       { plugin: mcpPlugin, options: mcp ?? {} }, // ---- MCP (plugins/mcp) ----
       ...(consoleOptions === false ? [] : [{ plugin: consolePlugin, options: consoleOptions }]), // ---- console (plugins/console) ----
       ...(key && federation !== false ? [{ plugin: createFederationPlugin({ key }), options: federation }] : []),
+      ...(key && federation !== false && discovery !== false ? [{ plugin: discoveryPlugin, options: { strictManifests: federation.strictManifests ?? true, ...discovery } }] : []), // ---- mDNS discovery ----
       ...plugins,
     ],
   });

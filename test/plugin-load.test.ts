@@ -28,6 +28,9 @@ import { rulesPlugin } from '../plugins/rules/index.js';
 import { searchPlugin } from '../plugins/search/index.js';
 import { trustPlugin } from '../plugins/trust/index.js';
 import { workPlugin } from '../plugins/work/index.js';
+// ---- mDNS discovery (issue 35) ----
+import { discoveryPlugin } from '../plugins/discovery/index.js';
+// ---- end mDNS discovery ----
 
 /** Every plugin the project ships; federation's needs the instance key, made per data directory. */
 const SHIPPED: ReadonlyArray<LoomPlugin | 'federation'> = [
@@ -47,6 +50,7 @@ const SHIPPED: ReadonlyArray<LoomPlugin | 'federation'> = [
   metricsPlugin,
   portabilityPlugin,
   'federation',
+  discoveryPlugin, // ---- mDNS discovery (issue 35) ----
 ];
 
 interface Composition {

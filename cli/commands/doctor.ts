@@ -12,6 +12,9 @@ import { cliConfigPath } from '../kit/config.js';
 import { unreachableMessage } from '../../command/cli-error.js';
 import { clientContext, CLIENT_OPTIONS, serverUrl } from '../kit/context.js';
 import { formatBytes } from '../kit/progress.js';
+// ---- mDNS discovery (issue 35) ----
+import { localMulticastCheck, serverMulticastCheck } from './discovery/multicast-check.js';
+// ---- end mDNS discovery ----
 
 export const DOCTOR_USAGE = `loom doctor [--data-dir ./data] [--url http://127.0.0.1:9100] [--token …] [--json]
   Checks Node.js, the data directory, the CLI configuration and the server, and says what to do.
@@ -112,6 +115,10 @@ export const doctor = defineCommand({
       ...(await dataDirectoryChecks(dir)),
       ...(await configChecks(serverUrl(values.url), values.token)),
       ...(await serverChecks(values)),
+      // ---- mDNS discovery (issue 35): says when multicast is unavailable ----
+      localMulticastCheck(),
+      ...[await serverMulticastCheck(values)].filter((check) => check !== null),
+      // ---- end mDNS discovery ----
     ];
     const failed = checks.some((c) => c.outcome === 'fail');
     if (values.json) process.stdout.write(JSON.stringify({ ok: !failed, checks }, null, 2) + '\n');

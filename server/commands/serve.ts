@@ -16,7 +16,7 @@ import { CONSOLE_PATH, consoleBuilt } from '../../plugins/console/index.js';
 export const SERVE_USAGE = `loom serve [--port 9100] [--host 127.0.0.1] [--storage sqlite|level|postgres] [--data-dir ./data]
            [--database-url postgres://… [--database-schema loom]]
            [--insecure-localhost] [--log-level debug|info|warn|error] [--durability full|normal]
-           [--federation [--federation-domain example.com] [--no-strict]]
+           [--federation [--federation-domain example.com] [--no-strict] [--no-mdns] [--mdns-announce]]
            [--rate-limit <requests/s per client>] [--max-watchers N]
            [--headers-timeout-ms 15000] [--request-timeout-ms 30000] [--keep-alive-timeout-ms 5000]
            [--max-connections-per-client 256] [--max-runs 16]
@@ -29,6 +29,10 @@ export const SERVE_USAGE = `loom serve [--port 9100] [--host 127.0.0.1] [--stora
                        the did:key of an Ed25519 key kept in <data-dir>/plugins/federation/instance-key
   --federation-domain  also answer as did:web:<domain> (serves /.well-known/did.json)
   --no-strict          accept peer manifests whose signature expired (every other check stays)
+  --no-mdns            do not listen for peers announcing _loom._tcp.local on the local network (the
+                       listener is on with --federation; GET /v1/discovery/mdns lists what it heard)
+  --mdns-announce      announce this instance as _loom._tcp.local (off by default), with the URL
+                       LOOM_PUBLIC_URL, else the bound address; a goodbye is sent on shutdown
   --rate-limit N       at most N requests per second per credential (else per address), bursts of 2N;
                        over it 429 RATE_LIMITED. Off by default: set it before binding a public address
   --max-watchers N     thread-watch feeds (SSE) open at once, default 1000; past it 503
@@ -50,7 +54,8 @@ export const SERVE_USAGE = `loom serve [--port 9100] [--host 127.0.0.1] [--stora
   llama.cpp); OLLAMA_HOST. The work_providers configuration topic overrides them per instance.
 
   Environment: LOOM_PORT, LOOM_HOST, LOOM_STORAGE, LOOM_DATA_DIR, LOOM_DATABASE_URL, LOOM_DATABASE_SCHEMA,
-  LOOM_LOG_LEVEL, LOOM_FEDERATION=1, LOOM_FEDERATION_DOMAIN, LOOM_PUBLIC_URL, LOOM_RATE_LIMIT, LOOM_MAX_WATCHERS,
+  LOOM_LOG_LEVEL, LOOM_FEDERATION=1, LOOM_FEDERATION_DOMAIN, LOOM_PUBLIC_URL,
+  LOOM_MDNS=0, LOOM_MDNS_ANNOUNCE=1, LOOM_RATE_LIMIT, LOOM_MAX_WATCHERS,
   LOOM_HEADERS_TIMEOUT_MS, LOOM_REQUEST_TIMEOUT_MS, LOOM_KEEP_ALIVE_TIMEOUT_MS, LOOM_MAX_CONNECTIONS_PER_CLIENT,
   LOOM_MAX_RUNS, LOOM_BLOB_GRACE_SECONDS (flags win).`;
 
@@ -67,6 +72,10 @@ const SERVE_OPTIONS = {
   federation: { type: 'boolean', default: false, help: 'serve /v1/sync/* and a signed manifest' },
   'federation-domain': { type: 'string', help: 'also answer as did:web:<domain>' },
   'no-strict': { type: 'boolean', default: false, help: 'accept expired peer manifest signatures' },
+  // ---- mDNS discovery (plugins/discovery, issue 35) ----
+  'no-mdns': { type: 'boolean', default: false, help: 'do not listen for _loom._tcp.local peers' },
+  'mdns-announce': { type: 'boolean', default: false, help: 'announce this instance as _loom._tcp.local' },
+  // ---- end mDNS discovery ----
   'rate-limit': { type: 'string', help: 'requests per second per client' },
   'max-watchers': { type: 'string', help: 'thread watches open at once' },
   'headers-timeout-ms': { type: 'string', help: 'default 15000' },
@@ -105,6 +114,11 @@ async function runServer(values: OptionValues<typeof SERVE_OPTIONS>): Promise<vo
   const federation = values.federation === true || process.env['LOOM_FEDERATION'] === '1';
   const domain = values['federation-domain'] ?? process.env['LOOM_FEDERATION_DOMAIN'] ?? null;
   if (!federation && (domain !== null || values['no-strict'])) throw new CliError('--federation-domain and --no-strict need --federation');
+  // ---- mDNS discovery (plugins/discovery, issue 35) ----
+  const mdnsListen = values['no-mdns'] !== true && process.env['LOOM_MDNS'] !== '0';
+  const mdnsAnnounce = values['mdns-announce'] === true || process.env['LOOM_MDNS_ANNOUNCE'] === '1';
+  if (!federation && (values['no-mdns'] || values['mdns-announce'])) throw new CliError('--no-mdns and --mdns-announce need --federation');
+  // ---- end mDNS discovery ----
 
   const positive = (name: string, text: string | undefined): number | undefined => {
     if (text === undefined) return undefined;
@@ -148,6 +162,9 @@ async function runServer(values: OptionValues<typeof SERVE_OPTIONS>): Promise<vo
     // Heartbeats report where peers reach this instance: LOOM_PUBLIC_URL behind a proxy, else the bound address.
     fleet: { endpoint: process.env['LOOM_PUBLIC_URL'] ?? (port === 0 ? null : `http://${host}:${port}`) },
     federation: federation ? { domain, baseUrl: process.env['LOOM_PUBLIC_URL'] ?? null, strictManifests: values['no-strict'] !== true } : false,
+    // ---- mDNS discovery (plugins/discovery, issue 35) ----
+    discovery: { listen: mdnsListen, announce: mdnsAnnounce, endpoint: process.env['LOOM_PUBLIC_URL'] ?? (port === 0 ? null : `http://${host.includes(':') ? `[${host}]` : host}:${port}`) },
+    // ---- end mDNS discovery ----
   });
   if (insecure) log.log('warn', 'insecure-localhost: bound to 127.0.0.1 with auth enforcement disabled; for emergency use only');
   const url = await loom.start();

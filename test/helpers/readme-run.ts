@@ -30,6 +30,9 @@ const NOT_RUN_SECTIONS: Record<string, string> = {
   'Pairing two instances': 'two more federated servers on ports 9100/9200 with their own admins; test/federation/handshake.process.test.ts and test/cli/federation-handshake-commands.test.ts run this flow',
   "The pair's life: pause, degraded, modes, refresh": 'needs the pair made just above; test/federation/pair-lifecycle.process.test.ts and test/cli/federation-lifecycle-commands.test.ts run these commands',
   'The did:sync directory': 'a server started with --federation on the walkthrough\'s port; test/federation/directory*.test.ts and the CLI tests run it (the example was run by hand as written)',
+  // ---- mDNS discovery (issue 35) ----
+  'Finding peers on the local network (mDNS)': 'two more servers on fixed ports exchanging real multicast on 5353, which other tests running on the machine share; test/discovery/*.test.ts and test/cli/discovery-commands.test.ts run it (the example was run by hand as written)',
+  // ---- end mDNS discovery ----
   'Chat proxy (Anthropic-API clients through Loom)': 'needs a model provider; test/proxy/*.http.test.ts run the proxy against protocol-exact fakes with the official SDK',
   'PostgreSQL and several servers': 'needs a PostgreSQL server',
 };
