@@ -37,9 +37,14 @@ export function signRecord(key: Pick<InstanceKey, 'sign' | 'did'>, record: LoomR
   return { alg: 'Ed25519', signer: key.did, value: signCanonical(key, record) };
 }
 
-export function verifyRecordSig(record: LoomRecord, sig: unknown): boolean {
+/**
+ * Whether `sig` is a well-formed signature whose value verifies over `record`
+ * with one of `keys` (the signer's keys in force, keys/peer-keys.ts; default:
+ * the signer DID's own key). `signer` stays the instance DID after a rotation.
+ */
+export function verifyRecordSig(record: LoomRecord, sig: unknown, keys?: readonly string[]): boolean {
   if (typeof sig !== 'object' || sig === null) return false;
   const { alg, signer, value } = sig as Record<string, unknown>;
   if (alg !== 'Ed25519' || typeof signer !== 'string' || typeof value !== 'string') return false;
-  return verifyCanonical(signer, record, value);
+  return (keys ?? [signer]).some((key) => verifyCanonical(key, record, value));
 }
