@@ -114,13 +114,13 @@ export function verifyManifest(value: unknown, options: { now: number; strict: b
   if (!verifyCanonical(keys.current, signingInput(body, { alg, key_id, signed_at, expires_at } as Omit<ManifestSignature, 'signature'>), signature)) {
     return { ok: false, reason: 'signature_invalid', message: 'manifest signature does not verify against the key in force of the advertised DID' };
   }
-  if (options.pinned !== undefined && !descendsFrom(keys, options.pinned)) {
-    return { ok: false, reason: 'key_chain_invalid', message: `manifest keys: the key in force ${keys.current} does not descend from the pinned key ${options.pinned} (a rotation it never countersigned)` };
-  }
   const expiresAt = Date.parse(expires_at);
   if (options.strict && expiresAt <= options.now) return { ok: false, reason: 'expired', message: `manifest signature expired at ${expires_at}` };
   if (options.expectedDid !== undefined && options.expectedDid !== did) {
     return { ok: false, reason: 'did_mismatch', message: `manifest DID ${did} is not the expected ${options.expectedDid}` };
+  }
+  if (options.pinned !== undefined && !descendsFrom(keys, options.pinned)) {
+    return { ok: false, reason: 'key_chain_invalid', message: `manifest keys: the key in force ${keys.current} does not descend from the pinned key ${options.pinned} (a rotation it never countersigned)` };
   }
   return { ok: true, manifest: manifest as SignedManifest, did, expiresAt, keys };
 }
