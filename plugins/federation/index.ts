@@ -271,7 +271,10 @@ export function createFederationPlugin(hooks: FederationHooks) {
 
       const didWeb = options.domain ? didWebFromDomain(options.domain) : null;
       if (didWeb) {
-        scope.expose(DidDocumentToken, didDocument(didWeb, key.publicKey, [key.did]));
+        const document = didDocument(didWeb, key.publicKey, [key.did]);
+        scope.expose(DidDocumentToken, document);
+        // The document names the key that signs now: updated in place when it rotates.
+        key.onRotated(() => Object.assign(document, didDocument(didWeb, key.publicKey, [key.did])));
         scope.route(getDidDocument);
       }
 
