@@ -8,6 +8,7 @@ import { buildFederationManifest, signManifest, verifyManifest } from '../manife
 import { acceptableKeys, descendsFrom, genesisChain, KeyChainError, keyStanding, parseKeyChain, signRotation, type KeyChain } from './key-chain.js';
 import { PEER_KEY_KIND, type PeerKeyTable, applyPeerKeyRecord } from './peer-key-records.js';
 import { PeerKeys } from './peer-keys.js';
+import { KeyRotation } from './key-rotation.js';
 import { verifyCanonical, signCanonical } from '../signing.js';
 import type { LoomRecord } from '../../../core/records/record.js';
 
@@ -194,5 +195,25 @@ describe('federation key chain (issue 35, key rotation)', () => {
     expect(table.get(did)!.current).to.equal(two.current);
     applyPeerKeyRecord(table, record({ ...two, current: InstanceKey.fromSeed(randomBytes(32)).did }));
     expect(table.get(did)!.current).to.equal(two.current);
+  });
+
+  it('rotation is refused (KEY_ROTATION_UNAVAILABLE) on a shared log and for a key kept in no directory, and changes nothing', async () => {
+    const key = await InstanceKey.loadOrCreate(dir);
+    const records: unknown[] = [];
+    const shared = new KeyRotation({ key, sharedLog: true, overlapMs: HOUR, now: () => T0, record: async (body) => void records.push(body) });
+    expect(shared.view().rotatable).to.equal(false);
+    const refused = await shared.rotate({}, 'did:sync:user:op').then(() => null, (error: { code?: string }) => error.code);
+    expect(refused).to.equal('KEY_ROTATION_UNAVAILABLE');
+    expect(key.keyDid).to.equal(key.did);
+    const memory = new KeyRotation({ key: InstanceKey.fromSeed(randomBytes(32)), sharedLog: false, overlapMs: HOUR, now: () => T0, record: async (body) => void records.push(body) });
+    expect(await memory.rotate({}, 'did:sync:user:op').then(() => null, (error: { code?: string }) => error.code)).to.equal('KEY_ROTATION_UNAVAILABLE');
+    expect(records).to.deep.equal([]);
+    // Where it can rotate, the rotation is recorded after the keyring is durable.
+    const local = new KeyRotation({ key, sharedLog: false, overlapMs: HOUR, now: () => T0, record: async (body) => void records.push(body) });
+    const view = await local.rotate({ overlap_seconds: 60 }, 'did:sync:user:op');
+    expect(view).to.include({ rotated_from: key.did, key: key.keyDid });
+    expect(view.previous[0]).to.include({ expired_ts: T0 + 60_000, state: 'overlap' });
+    expect(records).to.have.length(1);
+    expect(records[0]).to.include({ kind: 'federation.key_rotation.v1', did: key.did, key: key.keyDid, by: 'did:sync:user:op' });
   });
 });
