@@ -29,7 +29,7 @@ interface Instance {
   did: string;
 }
 
-const OVERLAP_S = 4;
+const OVERLAP_S = 6;
 
 async function startInstance(): Promise<Instance> {
   const process = await startLoomProcess({ args: ['--federation'] });
@@ -161,7 +161,10 @@ describe('federation key rotation between two loom processes (goal 5)', function
     await until('each side pinned the other new key', 10_000, async () => (await pins(b)).some((p) => p.peer_did === a.did && p.key === rotatedA.key) && (await pins(a)).some((p) => p.peer_did === b.did && p.key === rotatedB.json.key));
 
     // Past expired_ts: the old key is refused with a typed error, and the refusal writes nothing.
-    await new Promise((resolve) => setTimeout(resolve, Math.max(0, rotatedAt + OVERLAP_S * 1000 + 200 - Date.now())));
+    const expiredTs: number = rotatedA.previous[0].expired_ts;
+    expect(expiredTs - Date.parse(rotatedA.previous[0].rotated_at)).to.equal(OVERLAP_S * 1000);
+    expect(expiredTs).to.be.at.least(rotatedAt + OVERLAP_S * 1000);
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, expiredTs + 200 - Date.now())));
     const listed = (await runLoom(['federation', 'keys', '--json'], { url: a.process.url, config, token: a.admin.token }));
     expect(listed.code, listed.stderr).to.equal(0);
     expect(JSON.parse(listed.stdout).previous[0]).to.include({ key: a.did, state: 'expired' });
@@ -201,5 +204,11 @@ describe('federation key rotation between two loom processes (goal 5)', function
     }
     // The handshake fold shows the expired-key refusal wrote nothing.
     expect(JSON.stringify((await get(b.process.url, '/v1/folds/federation_handshake_pairs', bearer(b.admin))).json.value)).to.equal(pairsBefore);
+
+    // The handshake speaks with the new keys too: A's signed revoke notice (by its new key) is taken by B.
+    const revoked = await request(a.process.url, 'POST', `/v1/federation/pairs/${pairId}/revoke`, { headers: bearer(a.admin), json: { reason: 'end of the rotation test' } });
+    expect(revoked.status, revoked.text).to.equal(200);
+    expect(revoked.json).to.include({ state: 'revoked', peer_notified: true });
+    expect(await pairOn(b, pairId)).to.include({ state: 'revoked', revoked_by: 'peer' });
   });
 });
