@@ -183,6 +183,14 @@ export const ERROR_CATALOGUE = {
   // This side paused the pair: the peer's token reads nothing until it is resumed (reversible, unlike a revocation).
   PAIR_PAUSED: { status: 409 },
   // ---- end federation pair lifecycle ----
+  // ---- federation key rotation (issue 35) ----
+  // A peer's key chain does not verify, or does not descend from the key this instance pinned for it (a forged rotation).
+  KEY_CHAIN_INVALID: { status: 401 },
+  // Signed by a previous key of the peer whose expired_ts has passed.
+  KEY_EXPIRED: { status: 401 },
+  // This instance cannot rotate its key here: a shared log (every server holds the key) or no data directory to keep the new key in.
+  KEY_ROTATION_UNAVAILABLE: { status: 409 },
+  // ---- end federation key rotation ----
 } as const satisfies Record<string, { status: number; type?: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

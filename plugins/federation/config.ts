@@ -53,6 +53,11 @@ export const FederationOptions = Type.Object(
     tokenRenewLeadMs: Type.Integer({ minimum: 1_000, maximum: 89 * 86_400_000, default: 7 * 86_400_000 }),
     /** How often tokens due for renewal are looked for; a failed renewal is retried at this pace. @default 60000 */
     tokenCheckMs: Type.Integer({ minimum: 20, maximum: 86_400_000, default: 60_000 }),
+    /**
+     * After `rotate-key`, how long the previous key stays valid (its `expired_ts` = rotation + this); peers follow the
+     * rotation in the meantime. The manifest's lifetime, so a peer holding a manifest still valid is never cut off. @default 604800 (7 days)
+     */
+    keyOverlapSeconds: Type.Integer({ minimum: 1, maximum: 90 * 86_400, default: 7 * 86_400 }),
   },
   { additionalProperties: false },
 );

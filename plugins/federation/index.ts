@@ -19,6 +19,7 @@ import { RecordReaderToken } from '../../core/engine/record-reader.js';
 import { RecordWriterToken } from '../../core/engine/record-writer.js';
 import { ClockToken } from '../../core/engine/clock.js';
 import { SYSTEM } from '../../core/access/caller.js';
+import type { JsonObject } from '../../core/records/json.js';
 import { EngineStatusToken } from '../../core/engine/engine-status.js';
 import { definePlugin } from '../../core/plugin/plugin.js';
 import { ServerInfo } from '../../core/server/server-info.js';
@@ -73,6 +74,13 @@ import { PairRevoker } from './handshake/pair-revoker.js';
 import { FEDERATION_PAIR_ROUTES } from './routes/federation-pair-routes.js';
 import { IntervalLoop } from '../../core/engine/interval-loop.js';
 import { FEDERATION_PLUGIN, SyncService } from './sync-service.js';
+// ---- key rotation (issue 35) ----
+import { KeyRotation } from './keys/key-rotation.js';
+import { KeyRotationToken, PeerKeysToken } from './keys/key-tokens.js';
+import { PEER_KEY_KIND, peerKeysFold } from './keys/peer-key-records.js';
+import { PeerKeys } from './keys/peer-keys.js';
+import { FEDERATION_KEY_ROUTES } from './routes/federation-key-routes.js';
+// ---- end key rotation ----
 // ---- did:sync directory (issue 35) ----
 import { registerDirectory } from './directory/index.js';
 // ---- end did:sync directory ----
@@ -122,7 +130,7 @@ export function createFederationPlugin(hooks: FederationHooks) {
     register(scope, options) {
       const now = resolve(scope.container, ClockToken);
       // The instance's identity and its pairings' secrets and cursors (all replaced atomically); record origins are not kept.
-      scope.backupState(['instance-key', 'pair-secrets.json', 'pair-cursors.json']);
+      scope.backupState(['instance-key', 'instance-keys.json', 'pair-secrets.json', 'pair-cursors.json']);
       // The changes feed resumes from the event id an EventSource sends back.
       scope.corsHeaders(['last-event-id']);
       const info = resolve(scope.container, ServerInfo);
@@ -156,6 +164,19 @@ export function createFederationPlugin(hooks: FederationHooks) {
         now,
       });
       const receiver = new RecordReceiver({ ingestor, origins, now });
+      // The peers' keys in force: pinned per peer DID by a fold, followed through countersigned rotations (keys/).
+      const peerKeyTable = scope.fold(peerKeysFold);
+      let pinWriter: (body: Record<string, unknown>) => Promise<void> = async () => {
+        throw new Error('the pair log is not ready');
+      };
+      const peerKeys = new PeerKeys({
+        pins: () => peerKeyTable.state(),
+        pin: (did, chain) => pinWriter({ kind: PEER_KEY_KIND, peer_did: did, keys: chain }),
+        urlFor: (did) => [...registry.state().values()].find((pair) => pair.peer_did === did)?.peer_url ?? null,
+        strictManifests: () => options.strictManifests,
+        now,
+      });
+      scope.expose(PeerKeysToken, peerKeys);
       // A federation pair's health hears its sync pair's pulls (set up with the handshake below).
       // and caps a federation pair's retry delay at its poll interval (hand-made sync pairs keep backoffMaxMs).
       let health: PairHealth | null = null;
@@ -167,6 +188,7 @@ export function createFederationPlugin(hooks: FederationHooks) {
         now,
         observe: (pairId, outcome) => health?.observe(pairId, outcome),
         backoffCapMs: (entry) => (federationPairOf(entry.pair_id) ? entry.poll_interval_ms : null),
+        peerKeys,
       });
       scope.loop(runners);
       const sync = new SyncService({
@@ -195,6 +217,7 @@ export function createFederationPlugin(hooks: FederationHooks) {
       scope.configTopic(federationPairingTopic);
       const pairTable = scope.fold(federationPairsFold);
       const pairLog = new PairLog(resolve(scope.container, RecordWriterToken), () => pairTable.state(), key.did, now);
+      pinWriter = (body) => pairLog.write(body as JsonObject);
       let peerCredentials: PeerCredentials | null | undefined;
       const credentials = () => (peerCredentials === undefined ? (peerCredentials = scope.container.isRegistered(PeerCredentialsToken as symbol, true) ? resolve(scope.container, PeerCredentialsToken) : null) : peerCredentials);
       const feeds = new LiveFeeds();
@@ -210,6 +233,7 @@ export function createFederationPlugin(hooks: FederationHooks) {
         options,
         logger: scope.log,
         now,
+        peerKeys,
         manifest: (): Record<string, unknown> => {
           throw new Error('the manifest is not signed yet');
         },
@@ -236,6 +260,8 @@ export function createFederationPlugin(hooks: FederationHooks) {
       scope.loop(new IntervalLoop('federation-token-renewal', options.tokenCheckMs, () => renewer.tick(), loopFailed, false, true));
       for (const route of FEDERATION_PAIR_ROUTES) scope.route(route);
       for (const route of FEDERATION_PAIR_LIFECYCLE_ROUTES) scope.route(route);
+      bindValue(scope.container, KeyRotationToken, new KeyRotation({ key, sharedLog: resolve(scope.container, EngineStatusToken).sharedLog, overlapMs: options.keyOverlapSeconds * 1000, now, record: (body) => pairLog.write(body) }));
+      for (const route of FEDERATION_KEY_ROUTES) scope.route(route);
       scope.expose(FederationOptionsToken, options);
       scope.expose(ConsentGrantsToken, { inForce: () => consentState.state().inForce(now()) });
       for (const route of SYNC_ROUTES) {
@@ -245,7 +271,10 @@ export function createFederationPlugin(hooks: FederationHooks) {
 
       const didWeb = options.domain ? didWebFromDomain(options.domain) : null;
       if (didWeb) {
-        scope.expose(DidDocumentToken, didDocument(didWeb, key.publicKey, [key.did]));
+        const document = didDocument(didWeb, key.publicKey, [key.did]);
+        scope.expose(DidDocumentToken, document);
+        // The document names the key that signs now: updated in place when it rotates.
+        key.onRotated(() => Object.assign(document, didDocument(didWeb, key.publicKey, [key.did])));
         scope.route(getDidDocument);
       }
 
@@ -253,7 +282,7 @@ export function createFederationPlugin(hooks: FederationHooks) {
       const ttlMs = options.manifestTtlSeconds * 1000;
       const consentPolicy = () => ({ default_posture: handshake.policy.posture(), accepts_pair_requests: handshake.policy.accepts() });
       const unsigned = () =>
-        buildFederationManifest({ did: key.did, version: info.version, federationProtocolVersion: FEDERATION_PROTOCOL_VERSION, baseUrl: options.baseUrl, kinds: [], namespaces: [...new Set(consentState.state().inForce(now()).map((grant) => grant.source_namespace))], consentPolicy: consentPolicy() });
+        buildFederationManifest({ did: key.did, keys: key.chain(), version: info.version, federationProtocolVersion: FEDERATION_PROTOCOL_VERSION, baseUrl: options.baseUrl, kinds: [], namespaces: [...new Set(consentState.state().inForce(now()).map((grant) => grant.source_namespace))], consentPolicy: consentPolicy() });
       // Signed at the first read (the consent fold it names namespaces from is up by then), again when the pairing posture changes.
       let manifest: ReturnType<typeof signManifest> | null = null;
       const currentManifest = () => {
@@ -263,6 +292,10 @@ export function createFederationPlugin(hooks: FederationHooks) {
         if (manifest === null || stale || manifestNeedsResign(manifest, now(), ttlMs)) manifest = signManifest(key, unsigned(), { now: now(), ttlMs });
         return manifest;
       };
+      // A rotation is announced by the next manifest: signed by the new key, listing the old one with its countersignature.
+      key.onRotated(() => {
+        manifest = null;
+      });
       handshake.manifest = currentManifest;
       scope.describe('discovery', 'federation_manifest', currentManifest);
       // What manifest.responders_ref points at: how this instance answers the handshake.
@@ -301,6 +334,9 @@ export function createFederationPlugin(hooks: FederationHooks) {
       // True only with the auth plugin: without it no token can be minted, and the manifest says so.
       scope.capability('federation.handshake', credentials() !== null);
       scope.capability('federation.relay', false);
+      // ---- key rotation (issue 35) ----
+      scope.capability('federation.key_rotation', true);
+      // ---- end key rotation ----
       // ---- did:sync directory (issue 35): off unless the directory_enabled record says so; sets federation.directory ----
       registerDirectory(scope, key.did);
       // ---- end did:sync directory ----

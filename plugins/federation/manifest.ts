@@ -7,6 +7,7 @@
  */
 import { publicKeyFromDidKey } from './did-key.js';
 import type { InstanceKey } from './instance-key.js';
+import { descendsFrom, genesisChain, KeyChainError, keyIdOf, parseKeyChain, type KeyChain } from './keys/key-chain.js';
 import { signCanonical, verifyCanonical } from './signing.js';
 
 export const MANIFEST_TTL_MS = 7 * 24 * 3600 * 1000;
@@ -21,6 +22,8 @@ export interface FederationManifestInput {
   readonly namespaces: readonly string[];
   /** How this instance answers pair requests (handshake/pair-policy.ts); absent: none taken. */
   readonly consentPolicy?: { readonly default_posture: string; readonly accepts_pair_requests: boolean };
+  /** The key in force and the previous keys with their expired_ts (keys/key-chain.ts); absent: never rotated. */
+  readonly keys?: KeyChain;
 }
 
 export interface ManifestSignature {
@@ -47,21 +50,21 @@ export function buildFederationManifest(input: FederationManifestInput): Unsigne
     capabilities_ref: { url: at('/.well-known/service'), key: 'capabilities_manifest' },
     responders_ref: { url: at('/.well-known/service'), key: 'responders' },
     directory: { registered_at: [], directory_registration_id: null },
+    // The key that signs this manifest, and each key before it with the countersignature that retired it.
+    keys: input.keys ?? genesisChain(input.did),
   };
 }
 
-function keyId(did: string): string {
-  return `${did}#${did.slice('did:key:'.length)}`;
-}
 
 /** What the signature covers: everything but `signature.signature`. */
 function signingInput(manifest: Record<string, unknown>, block: Omit<ManifestSignature, 'signature'>): object {
   return { ...manifest, signature: block };
 }
 
-export function signManifest(key: Pick<InstanceKey, 'did' | 'sign'>, unsigned: UnsignedManifest, options: { now: number; ttlMs: number }): SignedManifest {
+/** Signs with the key in force (`keyDid`; the DID's own key when absent), which must be the manifest's `keys.current`. */
+export function signManifest(key: Pick<InstanceKey, 'did' | 'sign'> & { readonly keyDid?: string }, unsigned: UnsignedManifest, options: { now: number; ttlMs: number }): SignedManifest {
   const { signature: _drop, ...body } = unsigned as UnsignedManifest & { signature?: unknown };
-  const block = { alg: 'Ed25519' as const, key_id: keyId(key.did), signed_at: new Date(options.now).toISOString(), expires_at: new Date(options.now + options.ttlMs).toISOString() };
+  const block = { alg: 'Ed25519' as const, key_id: keyIdOf(key.did, key.keyDid ?? key.did), signed_at: new Date(options.now).toISOString(), expires_at: new Date(options.now + options.ttlMs).toISOString() };
   const signature = signCanonical(key, signingInput(body, block));
   return { ...(body as UnsignedManifest), signature: { ...block, signature } };
 }
@@ -72,12 +75,18 @@ export function manifestNeedsResign(signed: SignedManifest, now: number, ttlMs: 
 }
 
 export type ManifestVerdict =
-  | { readonly ok: true; readonly manifest: SignedManifest; readonly did: string; readonly expiresAt: number }
-  | { readonly ok: false; readonly reason: 'malformed' | 'signature_invalid' | 'expired' | 'did_mismatch'; readonly message: string };
+  | { readonly ok: true; readonly manifest: SignedManifest; readonly did: string; readonly expiresAt: number; readonly keys: KeyChain }
+  | { readonly ok: false; readonly reason: 'malformed' | 'signature_invalid' | 'expired' | 'did_mismatch' | 'key_chain_invalid'; readonly message: string };
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 
-export function verifyManifest(value: unknown, options: { now: number; strict: boolean; expectedDid?: string }): ManifestVerdict {
+/**
+ * `pinned`: the key the verifier trusts for this DID now (default: the DID's
+ * own key). The manifest must be signed by its `keys.current`, its chain must
+ * verify from the DID's key, and the pinned key must be on it: a rotation the
+ * pinned key never countersigned is refused (`key_chain_invalid`).
+ */
+export function verifyManifest(value: unknown, options: { now: number; strict: boolean; expectedDid?: string; pinned?: string }): ManifestVerdict {
   const malformed = (message: string): ManifestVerdict => ({ ok: false, reason: 'malformed', message: `federation manifest: ${message}` });
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return malformed('not an object');
   const manifest = value as Record<string, unknown>;
@@ -91,16 +100,27 @@ export function verifyManifest(value: unknown, options: { now: number; strict: b
   if (alg !== 'Ed25519' || typeof signature !== 'string' || typeof signed_at !== 'string' || typeof expires_at !== 'string' || !ISO.test(expires_at) || !ISO.test(signed_at)) {
     return malformed('signature must be {alg: Ed25519, key_id, signature, signed_at, expires_at}');
   }
-  // Before trusting any field: the signature, by the key the manifest's own DID names.
-  if (key_id !== keyId(did)) return { ok: false, reason: 'signature_invalid', message: 'manifest signature key_id does not name the advertised DID' };
+  // Before trusting any field: the key chain from the DID's own key (a manifest without one was never rotated),
+  // then the signature by the chain's current key, which key_id must name.
+  let keys: KeyChain;
+  try {
+    keys = manifest['keys'] === undefined ? genesisChain(did) : parseKeyChain(did, manifest['keys']);
+  } catch (error) {
+    if (error instanceof KeyChainError) return { ok: false, reason: 'key_chain_invalid', message: `manifest keys: ${error.message}` };
+    throw error;
+  }
+  if (key_id !== keyIdOf(did, keys.current)) return { ok: false, reason: 'signature_invalid', message: 'manifest signature key_id does not name the key in force of the advertised DID' };
   const { signature: _block, ...body } = manifest;
-  if (!verifyCanonical(did, signingInput(body, { alg, key_id, signed_at, expires_at } as Omit<ManifestSignature, 'signature'>), signature)) {
-    return { ok: false, reason: 'signature_invalid', message: 'manifest signature does not verify against advertised DID' };
+  if (!verifyCanonical(keys.current, signingInput(body, { alg, key_id, signed_at, expires_at } as Omit<ManifestSignature, 'signature'>), signature)) {
+    return { ok: false, reason: 'signature_invalid', message: 'manifest signature does not verify against the key in force of the advertised DID' };
   }
   const expiresAt = Date.parse(expires_at);
   if (options.strict && expiresAt <= options.now) return { ok: false, reason: 'expired', message: `manifest signature expired at ${expires_at}` };
   if (options.expectedDid !== undefined && options.expectedDid !== did) {
     return { ok: false, reason: 'did_mismatch', message: `manifest DID ${did} is not the expected ${options.expectedDid}` };
   }
-  return { ok: true, manifest: manifest as SignedManifest, did, expiresAt };
+  if (options.pinned !== undefined && !descendsFrom(keys, options.pinned)) {
+    return { ok: false, reason: 'key_chain_invalid', message: `manifest keys: the key in force ${keys.current} does not descend from the pinned key ${options.pinned} (a rotation it never countersigned)` };
+  }
+  return { ok: true, manifest: manifest as SignedManifest, did, expiresAt, keys };
 }

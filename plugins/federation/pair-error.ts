@@ -23,6 +23,9 @@ export type PairErrorCode =
   | 'MANIFEST_EXPIRED'
   | 'MANIFEST_DID_MISMATCH'
   | 'NO_PEER_TOKEN'
+  // The peer's key rotation (keys/peer-keys.ts): a forged chain, or a previous key past its expired_ts.
+  | 'KEY_CHAIN_INVALID'
+  | 'KEY_EXPIRED'
   | 'INTERNAL';
 
 export class PairError extends Error {

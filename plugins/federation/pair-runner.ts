@@ -19,6 +19,7 @@
  * until a pull succeeds. `observe` hears every pull's outcome (a federation
  * pair's `degraded`, handshake/pair-health.ts).
  */
+import type { PeerKeys } from './keys/peer-keys.js';
 import { SYSTEM } from '../../core/access/caller.js';
 import type { Logger } from '../../core/plugin/logger.js';
 import type { FederationOptions } from './config.js';
@@ -45,6 +46,8 @@ export interface PairRunnerDeps {
   readonly options: FederationOptions;
   readonly log: Logger;
   readonly now: () => number;
+  /** The peers' keys in force and their rotations. */
+  readonly peerKeys?: PeerKeys;
 }
 
 const MANIFEST_RECHECK_MS = 10 * 60_000;
@@ -77,6 +80,7 @@ export class PairRunner {
       options: deps.options,
       now: deps.now,
       rejected: (reason, count) => this.metrics.recordRejected(reason, count),
+      ...(deps.peerKeys ? { peerKeys: deps.peerKeys } : {}),
     });
   }
 

@@ -12,11 +12,12 @@
  */
 import { createParser } from 'eventsource-parser';
 import type { FederationOptions } from './config.js';
+import type { PeerKeys } from './keys/peer-keys.js';
 import { verifyManifest } from './manifest.js';
 import type { PairEntry } from './pair-records.js';
 import { PairError, pairErrorOf, type PairErrorCode } from './pair-error.js';
 import { parsePeerJson } from './peer-json.js';
-import type { SyncPage } from './sync-page.js';
+import { pageProblem, type SyncPage } from './sync-page.js';
 import type { RejectReason } from './sync-metrics.js';
 import { verifyPage } from './verify-page.js';
 
@@ -30,10 +31,12 @@ export interface PeerClientDeps {
   readonly options: FederationOptions;
   readonly now: () => number;
   readonly rejected: (reason: RejectReason, count?: number) => void;
+  /** The peer's keys in force and its rotations (absent: its DID's own key only). */
+  readonly peerKeys?: PeerKeys;
 }
 
 /** The page failures counted as rejected records in the pair's stats. */
-const REJECT_REASON = { SIGNATURE_INVALID: 'signature_invalid', TAMPERED: 'tampered', UNREQUESTED_PAGE: 'unrequested_page' } as const satisfies Partial<Record<PairErrorCode, RejectReason>>;
+const REJECT_REASON = { SIGNATURE_INVALID: 'signature_invalid', KEY_EXPIRED: 'signature_invalid', KEY_CHAIN_INVALID: 'signature_invalid', TAMPERED: 'tampered', UNREQUESTED_PAGE: 'unrequested_page' } as const satisfies Partial<Record<PairErrorCode, RejectReason>>;
 
 export class PeerClient {
   private inflight: AbortController | null = null;
@@ -92,12 +95,15 @@ export class PeerClient {
     if (discovery.status !== 200) throw this.httpError(discovery.status, discovery.body, 'GET /.well-known/service');
     const manifest = (discovery.body as { federation_manifest?: unknown } | null)?.federation_manifest;
     if (manifest === undefined) throw new PairError('MANIFEST_INVALID', 'the peer serves no federation manifest (is federation enabled there?)');
-    const verdict = verifyManifest(manifest, { now, strict: this.deps.options.strictManifests, expectedDid: pair.peer_did });
+    const peerKeys = this.deps.peerKeys;
+    const verdict = verifyManifest(manifest, { now, strict: this.deps.options.strictManifests, expectedDid: pair.peer_did, ...(peerKeys ? { pinned: peerKeys.pinned(pair.peer_did) } : {}) });
     if (!verdict.ok) {
       const reason = verdict.reason;
       this.deps.rejected(reason === 'expired' ? 'manifest_expired' : reason === 'did_mismatch' ? 'manifest_did_mismatch' : 'manifest_invalid');
-      throw new PairError(reason === 'expired' ? 'MANIFEST_EXPIRED' : reason === 'did_mismatch' ? 'MANIFEST_DID_MISMATCH' : 'MANIFEST_INVALID', verdict.message);
+      throw new PairError(reason === 'expired' ? 'MANIFEST_EXPIRED' : reason === 'did_mismatch' ? 'MANIFEST_DID_MISMATCH' : reason === 'key_chain_invalid' ? 'KEY_CHAIN_INVALID' : 'MANIFEST_INVALID', verdict.message);
     }
+    // A rotation the pinned key countersigned: pin the key in force now.
+    await peerKeys?.follow(pair.peer_did, verdict.keys);
     const didDocument = await this.fetchJson(`${base}/.well-known/did.json`, 10_000, false);
     if (didDocument.status === 200) {
       const doc = didDocument.body as { id?: unknown; alsoKnownAs?: unknown } | null;
@@ -119,10 +125,22 @@ export class PeerClient {
   }
 
   /** The page `body` if it verifies against the pair's request as it stands now; a PairError otherwise. */
-  private verified(body: unknown): SyncPage {
+  private async verified(body: unknown): Promise<SyncPage> {
     const pair = this.deps.pair();
+    const peerKeys = this.deps.peerKeys;
+    const expectation = () => ({ peerDid: pair.peer_did, since: this.deps.cursor() ?? '', targetNamespace: pair.target_namespace, thread: pair.thread_id, ...(peerKeys ? { keys: peerKeys.acceptable(pair.peer_did) } : {}) });
     try {
-      return verifyPage(body, { peerDid: pair.peer_did, since: this.deps.cursor() ?? '', targetNamespace: pair.target_namespace, thread: pair.thread_id });
+      try {
+        return verifyPage(body, expectation());
+      } catch (error) {
+        if (!peerKeys || !(error instanceof PairError) || error.code !== 'SIGNATURE_INVALID') throw error;
+        // No key in force verifies it: an expired key is refused as such; otherwise the peer may have rotated,
+        // so its manifest is refetched once and a new key followed only through the pinned key's countersignature.
+        const page = body as SyncPage;
+        const verdict = await peerKeys.verify(pair.peer_did, (key) => pageProblem(page, pair.peer_did, [key]) === null, pair.peer_url);
+        if (!verdict.ok) throw verdict.code === 'SIGNATURE_INVALID' ? error : new PairError(verdict.code, `${verdict.message}; nothing of the page is accepted`);
+        return verifyPage(body, expectation());
+      }
     } catch (error) {
       const rejected = (body as { records?: unknown } | null)?.records;
       const count = Math.max(1, Array.isArray(rejected) ? rejected.length : 0);
@@ -180,7 +198,7 @@ export class PeerClient {
           chain = chain.then(async () => {
             if (failure) return;
             try {
-              await onPage(this.verified(parsePeerJson(event.data, 'a continuous changes event')));
+              await onPage(await this.verified(parsePeerJson(event.data, 'a continuous changes event')));
             } catch (error) {
               failure = error;
               controller.abort();

@@ -3,11 +3,16 @@ import { canonicalJson } from '../../core/records/canonical-json.js';
 import type { LoomRecord } from '../../core/records/record.js';
 import { publicKeyFromDidKey } from './did-key.js';
 import { verifyEd25519Fast } from './ed25519.js';
-import type { InstanceKey } from './instance-key.js';
+
+/** What signs: the instance key (instance-key.ts) or any Ed25519 key with a did:key. */
+export interface Signer {
+  readonly did: string;
+  sign(message: Uint8Array): Uint8Array;
+}
 
 const BASE64_SIGNATURE = /^[A-Za-z0-9+/]{86}==$/;
 
-export function signCanonical(key: Pick<InstanceKey, 'sign'>, value: object): string {
+export function signCanonical(key: Pick<Signer, 'sign'>, value: object): string {
   return Buffer.from(key.sign(Buffer.from(canonicalJson(value), 'utf8'))).toString('base64');
 }
 
@@ -33,13 +38,18 @@ export interface RecordSig {
   readonly value: string;
 }
 
-export function signRecord(key: Pick<InstanceKey, 'sign' | 'did'>, record: LoomRecord): RecordSig {
+export function signRecord(key: Signer, record: LoomRecord): RecordSig {
   return { alg: 'Ed25519', signer: key.did, value: signCanonical(key, record) };
 }
 
-export function verifyRecordSig(record: LoomRecord, sig: unknown): boolean {
+/**
+ * Whether `sig` is a well-formed signature whose value verifies over `record`
+ * with one of `keys` (the signer's keys in force, keys/peer-keys.ts; default:
+ * the signer DID's own key). `signer` stays the instance DID after a rotation.
+ */
+export function verifyRecordSig(record: LoomRecord, sig: unknown, keys?: readonly string[]): boolean {
   if (typeof sig !== 'object' || sig === null) return false;
   const { alg, signer, value } = sig as Record<string, unknown>;
   if (alg !== 'Ed25519' || typeof signer !== 'string' || typeof value !== 'string') return false;
-  return verifyCanonical(signer, record, value);
+  return (keys ?? [signer]).some((key) => verifyCanonical(key, record, value));
 }

@@ -93,11 +93,14 @@ export function signPage(signer: PageSigner, page: UnsignedSyncPage): SyncPage {
   return { ...page, signer: signer.did, signature };
 }
 
-/** Why a page cannot be trusted, or null when its signature verifies against `expectedSigner`. */
-export function pageProblem(page: SyncPage, expectedSigner: string): string | null {
+/**
+ * Why a page cannot be trusted, or null when its signature verifies against
+ * one of `keys` (the peer's keys in force, keys/peer-keys.ts; default: the
+ * signer DID's own key). `signer` is the peer's DID whichever key signed.
+ */
+export function pageProblem(page: SyncPage, expectedSigner: string, keys: readonly string[] = [expectedSigner]): string | null {
   if (page.signer !== expectedSigner) return `page signed by ${String(page.signer)}, not by the peer ${expectedSigner}`;
-  const publicKey = publicKeyFromDidKey(expectedSigner);
-  if (!publicKey) return `peer DID ${expectedSigner} is not an Ed25519 did:key`;
+  if (!publicKeyFromDidKey(expectedSigner)) return `peer DID ${expectedSigner} is not an Ed25519 did:key`;
   if (typeof page.signature !== 'string' || !/^[A-Za-z0-9+/]{86}==$/.test(page.signature)) return 'page signature is missing or malformed';
   if (typeof page.request !== 'object' || page.request === null) return `the page names no request it answers (a ${SYNC_PAGE_OBJECT} page does; the peer may run an older federation protocol)`;
   let message: Uint8Array;
@@ -106,5 +109,10 @@ export function pageProblem(page: SyncPage, expectedSigner: string): string | nu
   } catch {
     return 'the page holds a value that is not I-JSON, so it cannot be what the peer signed';
   }
-  return verifyEd25519Fast(publicKey, message, Buffer.from(page.signature, 'base64')) ? null : 'page signature does not verify against the peer DID';
+  const signature = Buffer.from(page.signature, 'base64');
+  for (const key of keys) {
+    const publicKey = publicKeyFromDidKey(key);
+    if (publicKey && verifyEd25519Fast(publicKey, message, signature)) return null;
+  }
+  return 'page signature does not verify against the peer DID (no key of it in force)';
 }

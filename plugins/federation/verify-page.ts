@@ -18,6 +18,8 @@ export interface PageExpectation {
   readonly since: string;
   readonly targetNamespace: string;
   readonly thread: string | null;
+  /** The peer's keys in force (keys/peer-keys.ts); default: its DID's own key. */
+  readonly keys?: readonly string[];
 }
 
 /** The first record that does not hash to its own id, for a message that says what was altered. */
@@ -43,7 +45,7 @@ export function verifyPage(body: unknown, expected: PageExpectation): SyncPage {
       throw new PairError('PARSE_ERROR', 'a page entry has no record or its id differs from the record id');
     }
   }
-  const problem = pageProblem(page, expected.peerDid);
+  const problem = pageProblem(page, expected.peerDid, expected.keys);
   if (problem) {
     // Only on failure: say which record was altered, when one no longer hashes to its id.
     const altered = alteredRecord(page);

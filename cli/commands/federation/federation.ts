@@ -1,14 +1,15 @@
 /**
  * `loom federation pair|list|show|approve|revoke|pause|resume|refresh|set-mode|
- * set-poll-interval|notify-revoke`: federation pairs made by the signed
- * handshake (the /v1/federation/pairs routes, federation:manage).
+ * set-poll-interval|notify-revoke|keys|rotate-key`: federation pairs made by the signed
+ * handshake (the /v1/federation/pairs routes, federation:manage), and the
+ * instance's signing key (/v1/federation/keys).
  * `pair <url>` runs the handshake from this instance to the peer at <url>: no
  * token is copied by hand; each side mints one for the other. --json prints
  * the server's answer as is.
  */
 import { defineCommand, subcommand } from '../../../command/define-command.js';
 import { CliError } from '../../../command/cli-error.js';
-import type { FederationPair } from '../../../sdk/index.js';
+import type { FederationKeys, FederationPair } from '../../../sdk/index.js';
 import { call, clientContext, CLIENT_OPTIONS, print } from '../../kit/context.js';
 import { shortId } from '../../kit/options.js';
 import { textTable } from '../../kit/text-table.js';
@@ -19,6 +20,8 @@ loom federation show|approve|pause|resume|refresh|notify-revoke <pair-id>
 loom federation set-mode <pair-id> polling|continuous|on-demand|longpoll
 loom federation set-poll-interval <pair-id> <duration>      (e.g. 30s, 5m, 1h; 1 s to 1 day)
 loom federation revoke <pair-id> [--reason <text>]
+loom federation keys
+loom federation rotate-key [--overlap <duration>]      (e.g. 1h, 7d; default the server's keyOverlapSeconds, 7 days)
   Federation pairs made by the signed handshake; federation:manage. Each takes [--url …] [--token …] [--json].
   pair: this instance asks the peer at <url> to pair (its signed manifest verified first); each side mints a
   90-day token for the other, and a sync pair pulls each way once the pair is active. The peer answers at once
@@ -29,7 +32,9 @@ loom federation revoke <pair-id> [--reason <text>]
   Modes: polling (default, every 5 min unless set), continuous, on-demand (pulls only on refresh), longpoll.
   A pair whose pulls fail reads degraded, with its last error and next retry; it recovers by itself.
   revoke: terminal; every token issued through the pair dies at once and the peer is told;
-  notify-revoke sends that notice again.`;
+  notify-revoke sends that notice again.
+  rotate-key: a new key signs for this instance from now on (its DID does not change); the old key countersigns
+  the hand-over and stays valid for --overlap, so paired peers follow without re-pairing. keys lists them.`;
 
 const MODES = ['polling', 'continuous', 'on-demand', 'longpoll'] as const;
 type Mode = (typeof MODES)[number];
@@ -47,6 +52,21 @@ export function durationMs(text: string): number {
   const ms = match ? Math.round(Number(match[1]) * UNITS[match[2] ?? 'ms']!) : NaN;
   if (!Number.isFinite(ms) || ms < 1_000 || ms > 86_400_000) throw new CliError(`a poll interval is a duration from 1s to 1d, like 30s, 5m or 1h (got "${text}")`);
   return ms;
+}
+
+/** `--overlap`: a duration from 1 s to 90 days → whole seconds. */
+export function overlapSeconds(text: string): number {
+  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)?$/.exec(text.trim());
+  const ms = match ? Math.round(Number(match[1]) * UNITS[match[2] ?? 's']!) : NaN;
+  if (!Number.isFinite(ms) || ms < 1_000 || ms > 90 * 86_400_000) throw new CliError(`--overlap is a duration from 1s to 90d, like 1h or 7d (got "${text}")`);
+  return Math.round(ms / 1000);
+}
+
+function keysText(k: FederationKeys): string {
+  const lines = [`did          ${k.did}`, `key          ${k.key}${k.rotated_from ? ` (rotated from ${k.rotated_from})` : ''}`];
+  for (const p of k.previous) lines.push(`previous     ${p.key}  ${p.state === 'overlap' ? `valid until ${p.expires_at}` : `expired ${p.expires_at}`}`);
+  lines.push(`overlap      ${k.overlap_seconds}s by default${k.rotatable ? '' : '; rotation unavailable here'}`);
+  return lines.join('\n') + '\n';
 }
 
 const humanMs = (ms: number | null) => (ms === null ? '-' : ms % 3_600_000 === 0 ? `${ms / 3_600_000}h` : ms % 60_000 === 0 ? `${ms / 60_000}m` : ms % 1_000 === 0 ? `${ms / 1_000}s` : `${ms}ms`);
@@ -212,6 +232,29 @@ export const federation = defineCommand({
         const ctx = clientContext(values);
         const { data } = await call(ctx, ctx.client.configureFederationPair({ path: { id: positionals[0]! }, body: { poll_interval_ms: interval } }));
         print(ctx, data, () => pairText(data));
+      },
+    }),
+    keys: subcommand({
+      summary: "this instance's signing key and its previous keys with their expiry",
+      args: [],
+      options: CLIENT_OPTIONS,
+      run: async ({ values, positionals }) => {
+        if (positionals.length !== 0) throw new CliError(`loom federation keys takes no arguments\n${FEDERATION_USAGE}`);
+        const ctx = clientContext(values);
+        const { data } = await call(ctx, ctx.client.getFederationKeys());
+        print(ctx, data, () => keysText(data));
+      },
+    }),
+    'rotate-key': subcommand({
+      summary: 'rotates the instance signing key (the old key countersigns the new one and stays valid for the overlap)',
+      args: [],
+      options: { ...CLIENT_OPTIONS, overlap: { type: 'string', value: '<duration>', help: 'how long the old key stays valid (default: the server option keyOverlapSeconds, 7 days)' } },
+      run: async ({ values, positionals }) => {
+        if (positionals.length !== 0) throw new CliError(`loom federation rotate-key takes no arguments\n${FEDERATION_USAGE}`);
+        const overlap = values.overlap !== undefined ? overlapSeconds(values.overlap) : undefined;
+        const ctx = clientContext(values);
+        const { data } = await call(ctx, ctx.client.rotateFederationKey({ body: overlap !== undefined ? { overlap_seconds: overlap } : {} }));
+        print(ctx, data, () => keysText(data));
       },
     }),
     'notify-revoke': subcommand({

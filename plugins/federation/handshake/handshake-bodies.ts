@@ -13,6 +13,7 @@ import { LoomError } from '../../../core/errors/loom-error.js';
 import { publicKeyFromDidKey } from '../did-key.js';
 import type { InstanceKey } from '../instance-key.js';
 import { PAIR_MODES, type PairMode } from '../pair-records.js';
+import type { PeerKeys } from '../keys/peer-keys.js';
 import { signCanonical, verifyCanonical } from '../signing.js';
 
 /** How far a signed `created` may be from this instance's clock (the prior art's federated-proof freshness). */
@@ -170,10 +171,25 @@ export function signBody<T extends object>(key: Pick<InstanceKey, 'sign'>, body:
   return { ...body, sig: signCanonical(key, body) };
 }
 
-/** PAIR_SIGNATURE_INVALID unless `sig` verifies against `did` over the rest of the body. */
-export function requireSignature(body: { readonly sig: string }, did: string, what: string): void {
+/** PAIR_SIGNATURE_INVALID unless `sig` verifies against one of `keys` (default: `did`'s own key) over the rest of the body. */
+export function requireSignature(body: { readonly sig: string }, did: string, what: string, keys: readonly string[] = [did]): void {
   const { sig, ...rest } = body;
-  if (!verifyCanonical(did, rest, sig)) throw new LoomError('PAIR_SIGNATURE_INVALID', `${what}: the signature does not verify against ${did}`);
+  if (!keys.some((key) => verifyCanonical(key, rest, sig))) throw new LoomError('PAIR_SIGNATURE_INVALID', `${what}: the signature does not verify against ${did}`);
+}
+
+/**
+ * The same for a known peer, through its keys in force (keys/peer-keys.ts):
+ * a body signed by a key the peer rotated to is accepted after one refetch of
+ * its manifest from `url`, through the pinned key's countersignature.
+ * KEY_EXPIRED for a previous key past its expired_ts, KEY_CHAIN_INVALID for a
+ * forged rotation, PAIR_SIGNATURE_INVALID otherwise.
+ */
+export async function requirePeerSignature(peerKeys: PeerKeys | undefined, body: { readonly sig: string }, did: string, what: string, url: string | null): Promise<void> {
+  if (!peerKeys) return requireSignature(body, did, what);
+  const { sig, ...rest } = body;
+  const verdict = await peerKeys.verify(did, (key) => verifyCanonical(key, rest, sig), url);
+  if (verdict.ok) return;
+  throw new LoomError(verdict.code === 'SIGNATURE_INVALID' ? 'PAIR_SIGNATURE_INVALID' : verdict.code, `${what}: ${verdict.message}`);
 }
 
 /** PAIR_REQUEST_STALE unless the signed `created` is within ±60 s of `now`. */

@@ -2,6 +2,7 @@
 import type { PeerCredentials } from '../../auth/index.js';
 import type { Logger } from '../../../core/plugin/logger.js';
 import type { FederationOptions } from '../config.js';
+import type { PeerKeys } from '../keys/peer-keys.js';
 import type { InstanceKey } from '../instance-key.js';
 import type { PairKeeping } from '../pair-keeping.js';
 import type { SyncService } from '../sync-service.js';
@@ -24,6 +25,8 @@ export interface HandshakeDeps {
   readonly options: FederationOptions;
   readonly logger: Logger;
   readonly now: () => number;
+  /** The peers' keys in force and their rotations (absent in unit tests: DID keys only). */
+  readonly peerKeys?: PeerKeys;
   /** This instance's signed federation manifest (sent with a pair request). */
   readonly manifest: () => Record<string, unknown>;
 }

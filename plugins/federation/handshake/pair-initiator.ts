@@ -15,10 +15,11 @@ import { SYSTEM } from '../../../core/access/caller.js';
 import { LoomError } from '../../../core/errors/loom-error.js';
 import type { JsonObject } from '../../../core/records/json.js';
 import { FEDERATION_PROTOCOL_VERSION } from '../config.js';
+import { descendsFrom } from '../keys/key-chain.js';
 import { verifyManifest } from '../manifest.js';
 import type { PairMode } from '../pair-records.js';
 import { HANDSHAKE_KIND, type FederationPair } from './federation-pair-records.js';
-import { newNonce, pairIdOf, readPairAnswer, requireSignature, signBody, syncPairIdOf, type PairAnswerBody } from './handshake-bodies.js';
+import { newNonce, pairIdOf, readPairAnswer, requirePeerSignature, signBody, syncPairIdOf, type PairAnswerBody } from './handshake-bodies.js';
 import { PAIR_TOKEN_TTL_MS, type HandshakeDeps } from './handshake-deps.js';
 import { exchange } from './peer-exchange.js';
 import type { PairRevoker } from './pair-revoker.js';
@@ -50,6 +51,9 @@ export class PairInitiator {
     if (discovery.status !== 200) throw failed(`GET /.well-known/service answered ${discovery.status}`);
     const verdict = verifyManifest((discovery.body as { federation_manifest?: unknown } | null)?.federation_manifest, { now: now(), strict: options.strictManifests });
     if (!verdict.ok) throw failed(`the peer's manifest does not verify: ${verdict.message}`);
+    // A peer this instance already pinned a key for (an earlier pair) must still descend from that key.
+    const pinned = this.deps.peerKeys?.pinned(verdict.did);
+    if (pinned !== undefined && !descendsFrom(verdict.keys, pinned)) throw new LoomError('KEY_CHAIN_INVALID', `the peer's key in force ${verdict.keys.current} does not descend from the key pinned for ${verdict.did} (${pinned})`);
     const manifest = verdict.manifest as Record<string, any>;
     if (verdict.did === key.did) throw new LoomError('PAIR_MISDIRECTED', 'that URL serves this instance itself');
     if (manifest['consent_policy']?.['accepts_pair_requests'] !== true) throw new LoomError('PAIR_REQUESTS_CLOSED', `the peer ${verdict.did} takes no pair requests (posture ${String(manifest['consent_policy']?.['default_posture'])})`);
@@ -98,7 +102,7 @@ export class PairInitiator {
         const envelope = reply.body as { code?: unknown; message?: unknown } | null;
         throw failed(`the peer refused the pair request: ${reply.status} ${typeof envelope?.code === 'string' ? `${envelope.code}: ${String(envelope.message)}` : ''}`.trim());
       }
-      answer = this.verifyAnswer(reply.body, log.get(pairId), nonce);
+      answer = await this.verifyAnswer(reply.body, log.get(pairId), nonce);
       if ((reply.status === 200) !== (answer.state === 'active')) throw failed(`the peer answered ${reply.status} with state ${answer.state}`);
     } catch (error) {
       await this.revoker.revoke(pairId, { side: 'local', reason: `handshake failed: ${(error as LoomError).code ?? 'INTERNAL'}`, by: input.by, notify: false });
@@ -116,14 +120,14 @@ export class PairInitiator {
     const poll = signBody(key, { object: 'pair_poll' as const, pair_id: pairId, initiator_did: key.did, responder_did: pair.peer_did, nonce, created: new Date(now()).toISOString() });
     const reply = await exchange(`${pair.peer_url}/v1/federation/pair/${pairId}/poll`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify(poll) });
     if (reply.status !== 200) throw failed(`the peer answered the poll with ${reply.status}`);
-    return this.settle(pairId, this.verifyAnswer(reply.body, pair, nonce));
+    return this.settle(pairId, await this.verifyAnswer(reply.body, pair, nonce));
   }
 
-  private verifyAnswer(value: unknown, pair: FederationPair, nonce: string): PairAnswerBody {
+  private async verifyAnswer(value: unknown, pair: FederationPair, nonce: string): Promise<PairAnswerBody> {
     let answer: PairAnswerBody;
     try {
       answer = readPairAnswer(value);
-      requireSignature(answer, pair.peer_did, 'pair_answer');
+      await requirePeerSignature(this.deps.peerKeys, answer, pair.peer_did, 'pair_answer', pair.peer_url);
     } catch (error) {
       throw failed(`the peer's answer does not verify (${(error as LoomError).code}: ${(error as Error).message})`);
     }

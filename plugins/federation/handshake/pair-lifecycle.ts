@@ -107,8 +107,11 @@ export class PairLifecycle {
     }
     const discovery = await exchange(`${pair.peer_url}/.well-known/service`, { headers: { accept: 'application/json' } });
     if (discovery.status !== 200) throw new LoomError('PAIR_HANDSHAKE_FAILED', `GET /.well-known/service on the peer answered ${discovery.status}`);
-    const verdict = verifyManifest((discovery.body as { federation_manifest?: unknown } | null)?.federation_manifest, { now: now(), strict: options.strictManifests, expectedDid: pair.peer_did });
+    const peerKeys = this.deps.peerKeys;
+    const verdict = verifyManifest((discovery.body as { federation_manifest?: unknown } | null)?.federation_manifest, { now: now(), strict: options.strictManifests, expectedDid: pair.peer_did, ...(peerKeys ? { pinned: peerKeys.pinned(pair.peer_did) } : {}) });
     if (!verdict.ok) throw new LoomError('PAIR_HANDSHAKE_FAILED', `the peer's manifest does not verify against ${pair.peer_did}: ${verdict.message}`);
+    // A rotation countersigned by the pinned key: pin the peer's key in force.
+    await peerKeys?.follow(pair.peer_did, verdict.keys);
     const manifest = verdict.manifest as Record<string, unknown>;
     const changed = withoutSignature(manifest) !== withoutSignature(pair.peer_manifest);
     if (changed) {

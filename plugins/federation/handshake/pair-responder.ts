@@ -16,9 +16,10 @@ import { SYSTEM } from '../../../core/access/caller.js';
 import { LoomError } from '../../../core/errors/loom-error.js';
 import type { JsonObject } from '../../../core/records/json.js';
 import { FEDERATION_PROTOCOL_VERSION } from '../config.js';
+import { acceptableKeys } from '../keys/key-chain.js';
 import { verifyManifest } from '../manifest.js';
 import { HANDSHAKE_KIND, type FederationPair } from './federation-pair-records.js';
-import { pairIdOf, readPairPoll, readPairRequest, readRevokeNotice, requireFresh, requireSignature, signBody, syncPairIdOf, type PairAnswerBody } from './handshake-bodies.js';
+import { pairIdOf, readPairPoll, readPairRequest, readRevokeNotice, requireFresh, requirePeerSignature, requireSignature, signBody, syncPairIdOf, type PairAnswerBody } from './handshake-bodies.js';
 import { PAIR_TOKEN_TTL_MS, type HandshakeDeps } from './handshake-deps.js';
 import type { PairRevoker } from './pair-revoker.js';
 
@@ -54,9 +55,11 @@ export class PairResponder {
     const request = readPairRequest(value);
     if (request.responder_did !== key.did) throw new LoomError('PAIR_MISDIRECTED', `this pair request is addressed to ${request.responder_did}, not to this instance (${key.did})`);
     if (request.initiator_did === key.did) throw new LoomError('PAIR_MISDIRECTED', 'an instance does not pair with itself');
-    const manifest = verifyManifest(request.initiator_manifest, { now: now(), strict: options.strictManifests, expectedDid: request.initiator_did });
-    if (!manifest.ok) throw new LoomError('PAIR_SIGNATURE_INVALID', `initiator_manifest: ${manifest.message}`);
-    requireSignature(request, request.initiator_did, 'pair_request');
+    // The manifest's key chain must descend from the key pinned for this DID (its own key for a stranger);
+    // the request is then signed by one of the manifest's keys in force.
+    const manifest = verifyManifest(request.initiator_manifest, { now: now(), strict: options.strictManifests, expectedDid: request.initiator_did, ...(this.deps.peerKeys ? { pinned: this.deps.peerKeys.pinned(request.initiator_did) } : {}) });
+    if (!manifest.ok) throw new LoomError(manifest.reason === 'key_chain_invalid' ? 'KEY_CHAIN_INVALID' : 'PAIR_SIGNATURE_INVALID', `initiator_manifest: ${manifest.message}`);
+    requireSignature(request, request.initiator_did, 'pair_request', acceptableKeys(manifest.keys, now()));
     nonces.claim(request.nonce);
     requireFresh(request.created, now());
     if (request.protocol !== FEDERATION_PROTOCOL_VERSION) throw new LoomError('INVALID_SHAPE', `pair_request: protocol ${request.protocol} is not ${FEDERATION_PROTOCOL_VERSION}, the one this instance speaks`);
@@ -140,7 +143,7 @@ export class PairResponder {
     const pair = log.find(pairId);
     // Only the pinned initiator may learn anything of the pair, even whether it exists.
     if (!pair || pair.role !== 'responder' || poll.initiator_did !== pair.peer_did) throw new LoomError('PAIR_SIGNATURE_INVALID', 'pair_poll: no pair of this initiator here');
-    requireSignature(poll, pair.peer_did, 'pair_poll');
+    await requirePeerSignature(this.deps.peerKeys, poll, pair.peer_did, 'pair_poll', pair.peer_url);
     nonces.claim(poll.nonce);
     requireFresh(poll.created, now());
     let token: { bearer: string; expires_at: string } | null = null;
@@ -163,7 +166,7 @@ export class PairResponder {
     if (notice.to_did !== key.did) throw new LoomError('PAIR_MISDIRECTED', `this notice is addressed to ${notice.to_did}, not to this instance`);
     const pair = log.find(pairId);
     if (!pair || notice.from_did !== pair.peer_did) throw new LoomError('PAIR_SIGNATURE_INVALID', 'pair_revoke_notice: no pair with this peer here');
-    requireSignature(notice, pair.peer_did, 'pair_revoke_notice');
+    await requirePeerSignature(this.deps.peerKeys, notice, pair.peer_did, 'pair_revoke_notice', pair.peer_url);
     nonces.claim(notice.nonce);
     requireFresh(notice.created, now());
     await this.revoker.revoke(pairId, { side: 'peer', reason: notice.reason, by: pair.peer_did, notify: false });

@@ -17,7 +17,7 @@
 import { LoomError } from '../../../core/errors/loom-error.js';
 import type { PairRunners } from '../pair-runners.js';
 import type { FederationPair } from './federation-pair-records.js';
-import { newNonce, readTokenRenew, readTokenRenewed, requireFresh, requireSignature, signBody, type TokenRenewedBody } from './handshake-bodies.js';
+import { newNonce, readTokenRenew, readTokenRenewed, requireFresh, requirePeerSignature, signBody, type TokenRenewedBody } from './handshake-bodies.js';
 import { PAIR_TOKEN_TTL_MS, type HandshakeDeps } from './handshake-deps.js';
 import { LIFECYCLE_KIND } from './pair-lifecycle-records.js';
 import { postSigned } from './peer-exchange.js';
@@ -50,7 +50,7 @@ export class TokenRenewal {
     let answer: TokenRenewedBody;
     try {
       answer = readTokenRenewed(reply.body);
-      requireSignature(answer, pair.peer_did, 'pair_token');
+      await requirePeerSignature(this.deps.peerKeys, answer, pair.peer_did, 'pair_token', pair.peer_url);
     } catch (error) {
       throw failed(`the peer's renewed token does not verify (${(error as LoomError).code})`);
     }
@@ -75,7 +75,7 @@ export class TokenRenewal {
     if (request.to_did !== key.did) throw new LoomError('PAIR_MISDIRECTED', `this renewal is addressed to ${request.to_did}, not to this instance`);
     const known = log.find(pairId);
     if (!known || request.from_did !== known.peer_did) throw new LoomError('PAIR_SIGNATURE_INVALID', 'pair_token_renew: no pair with this peer here');
-    requireSignature(request, known.peer_did, 'pair_token_renew');
+    await requirePeerSignature(this.deps.peerKeys, request, known.peer_did, 'pair_token_renew', known.peer_url);
     nonces.claim(request.nonce);
     requireFresh(request.created, now());
     return log.exclusive(async () => {

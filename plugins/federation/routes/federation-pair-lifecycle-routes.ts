@@ -107,7 +107,7 @@ export const renewFederationPairToken = defineRoute({
   auth: 'none',
   request: { params: FederationPairIdParams, body: TokenRenewSchema },
   responses: { 200: { description: 'The new token.', schema: TokenRenewedSchema } },
-  errors: ['INVALID_SHAPE', 'PAIR_SIGNATURE_INVALID', 'PAIR_REQUEST_STALE', 'PAIR_NONCE_REPLAYED', 'PAIR_MISDIRECTED', 'PAIR_NOT_FOUND', 'PAIR_REVOKED', 'PAIR_STATE_CONFLICT', 'PAIR_REQUESTS_CLOSED'],
+  errors: ['INVALID_SHAPE', 'PAIR_SIGNATURE_INVALID', 'PAIR_REQUEST_STALE', 'PAIR_NONCE_REPLAYED', 'PAIR_MISDIRECTED', 'PAIR_NOT_FOUND', 'PAIR_REVOKED', 'PAIR_STATE_CONFLICT', 'PAIR_REQUESTS_CLOSED', 'KEY_CHAIN_INVALID', 'KEY_EXPIRED'],
   inject: { renewal: TokenRenewalToken },
   handler: ({ params, body }, { renewal }) => renewal.answer(params.id, body),
 });

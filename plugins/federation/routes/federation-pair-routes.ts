@@ -13,7 +13,7 @@ import { federationPairView } from '../handshake/federation-pair-records.js';
 import { PairInitiatorToken, PairLifecycleToken, PairLogToken, PairResponderToken, PairRevokerToken } from '../handshake/handshake-tokens.js';
 import { CreateFederationPairBody, FederationPairIdParams, FederationPairSchema, PairAnswerSchema, PairPollSchema, PairRequestSchema, RevokeNoticeSchema } from './handshake-schemas.js';
 
-const HANDSHAKE_REFUSALS = ['INVALID_SHAPE', 'PAIR_SIGNATURE_INVALID', 'PAIR_REQUEST_STALE', 'PAIR_NONCE_REPLAYED', 'PAIR_MISDIRECTED'] as const;
+const HANDSHAKE_REFUSALS = ['INVALID_SHAPE', 'PAIR_SIGNATURE_INVALID', 'PAIR_REQUEST_STALE', 'PAIR_NONCE_REPLAYED', 'PAIR_MISDIRECTED', 'KEY_CHAIN_INVALID', 'KEY_EXPIRED'] as const;
 
 export const requestFederationPair = defineRoute({
   operationId: 'requestFederationPair',
@@ -81,7 +81,7 @@ export const createFederationPair = defineRoute({
   auth: { scope: 'federation:manage' },
   request: { body: CreateFederationPairBody },
   responses: { 201: { description: 'Active.', schema: FederationPairSchema }, 202: { description: 'Establishing (awaiting the peer operator).', schema: FederationPairSchema } },
-  errors: ['INVALID_SHAPE', 'PAIR_HANDSHAKE_FAILED', 'PAIR_REQUESTS_CLOSED', 'PAIR_MISDIRECTED', 'PAIR_LIMIT_REACHED'],
+  errors: ['INVALID_SHAPE', 'PAIR_HANDSHAKE_FAILED', 'PAIR_REQUESTS_CLOSED', 'PAIR_MISDIRECTED', 'PAIR_LIMIT_REACHED', 'KEY_CHAIN_INVALID'],
   inject: { initiator: PairInitiatorToken, options: FederationOptionsToken },
   handler: async ({ body, headers, caller }, { initiator, options }) => {
     const selfUrl = body.self_url ?? options.baseUrl ?? `http://${headers['host'] ?? '127.0.0.1'}`;

@@ -7,6 +7,7 @@ import { projectRecord } from '../consent/hash-levels.js';
 import { SyncServiceToken } from '../federation-token.js';
 import { serviceAccountOf } from '../../auth/index.js';
 import { PeerContactToken } from '../handshake/handshake-tokens.js';
+import { PeerKeysToken } from '../keys/key-tokens.js';
 import { verifyRecordSig, type RecordSig } from '../signing.js';
 import { signPage, type SyncEntry } from '../sync-page.js';
 import { FetchResultSchema, PushResultSchema, SyncRecordsBody } from './schemas.js';
@@ -29,8 +30,8 @@ export const postSyncRecords = defineRoute({
   responses: { 200: { description: 'The fetched records, or what became of each submitted record.', schema: FetchResultSchema }, 201: { description: 'Submitted records processed.', schema: PushResultSchema } },
   errors: ['INVALID_SHAPE', 'FEDERATION_SIGNATURE_REQUIRED', 'FEDERATION_SIGNATURE_INVALID', 'PAYLOAD_TOO_LARGE', 'PAIR_PAUSED'],
   maxBodyBytes: 16 * 1024 * 1024,
-  inject: { sync: SyncServiceToken, contact: PeerContactToken },
-  handler: async ({ body, headers, caller }, { sync, contact }) => {
+  inject: { sync: SyncServiceToken, contact: PeerContactToken, peerKeys: PeerKeysToken },
+  handler: async ({ body, headers, caller }, { sync, contact, peerKeys }) => {
     contact.seen(serviceAccountOf(caller));
     if ('ids' in body) {
       const target = body.target_namespace ?? 'default';
@@ -65,9 +66,15 @@ export const postSyncRecords = defineRoute({
         unsigned.push(record as unknown as LoomRecord);
         continue;
       }
-      if (!verifyRecordSig(record as unknown as LoomRecord, sig)) {
+      // The signer's keys in force; a key it rotated to is followed through one refetch of its manifest (keys/peer-keys.ts).
+      const { alg, signer, value } = (typeof sig === 'object' && sig !== null ? sig : {}) as Record<string, unknown>;
+      const verdict =
+        alg === 'Ed25519' && typeof signer === 'string' && typeof value === 'string'
+          ? await peerKeys.verify(signer, (key) => verifyRecordSig(record as unknown as LoomRecord, sig, [key]))
+          : { ok: false as const, code: 'SIGNATURE_INVALID' as const, message: 'sig is not {alg: Ed25519, signer, value}' };
+      if (!verdict.ok) {
         sync.counters.recordRejected('signature_invalid', body.records.length);
-        throw new LoomError('FEDERATION_SIGNATURE_INVALID', `records[${index}]: sig does not verify against its signer for this content (tampered, or signed by another key); nothing was stored`);
+        throw new LoomError('FEDERATION_SIGNATURE_INVALID', `records[${index}]: sig does not verify against its signer for this content (tampered, or signed by another key${verdict.code === 'KEY_EXPIRED' ? `: ${verdict.message}` : ''}); nothing was stored`);
       }
       signed.push({ record: record as unknown as LoomRecord, sig: sig as RecordSig });
     }
