@@ -21,6 +21,7 @@ import { Access } from './views/access.js';
 import { Folds } from './views/folds.js';
 import { Instance } from './views/instance.js';
 import { Search } from './views/search.js';
+import { Federation } from './views/federation.js';
 
 const booting = signal(true);
 
@@ -67,6 +68,7 @@ function Views() {
   if (path === '/folds') return <Folds />;
   if (path === '/instance') return <Instance />;
   if (path === '/search') return <Search />;
+  if (path === '/federation') return <Federation />;
   const run = /^\/runs\/([^/]+)$/.exec(path);
   if (run) return <Run thread={decodeURIComponent(run[1]!)} />;
   return (
@@ -124,6 +126,9 @@ function Shell() {
           </a>
           <a href={href('/access')} aria-current={current('/access')}>
             Access
+          </a>
+          <a href={href('/federation')} aria-current={current('/federation')}>
+            Federation
           </a>
           <a href={href('/instance')} aria-current={current('/instance')}>
             Instance
