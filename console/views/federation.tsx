@@ -25,6 +25,7 @@ export function Federation() {
   const [readAt, setReadAt] = useState<Date | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const [enabled, setEnabled] = useState<boolean | null>(null);
 
   const load = async () => {
     const loom = client.value;
@@ -39,8 +40,15 @@ export function Federation() {
   };
   useEffect(() => {
     if (!manage) return;
-    void load();
-    const timer = setInterval(() => void load(), 5_000);
+    let timer: ReturnType<typeof setInterval> | undefined;
+    // An embedder may leave the federation plugin out: health (open to anyone) says so, and the view makes no call that would 404.
+    void client.value.getHealth().then(({ data }) => {
+      const on = data?.federation.enabled ?? false;
+      setEnabled(on);
+      if (!on) return;
+      void load();
+      timer = setInterval(() => void load(), 5_000);
+    });
     return () => clearInterval(timer);
   }, []);
 
@@ -58,6 +66,14 @@ export function Federation() {
       <main id="main">
         <h1>Federation</h1>
         <p>Federation pairs, sync and consent need the federation:manage scope, which this credential does not hold.</p>
+      </main>
+    );
+
+  if (enabled === false)
+    return (
+      <main id="main">
+        <h1>Federation</h1>
+        <p data-federation="off">Federation is off on this instance (the federation plugin is not loaded).</p>
       </main>
     );
 
