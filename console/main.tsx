@@ -58,7 +58,7 @@ function Views() {
   const at = new URLSearchParams(route.value.split('?')[1] ?? '').get('at') ?? undefined;
   if (thread) return <Thread key={`${thread[1]}:${at ?? ''}`} id={decodeURIComponent(thread[1]!)} at={at} />;
   const record = /^\/records\/([0-9a-f]{64})$/.exec(path);
-  if (record) return <RecordView id={record[1]!} />;
+  if (record) return <RecordView key={record[1]} id={record[1]!} />;
   // The other views decide their verbs from the caller's scopes at mount: they wait for the bootstrap.
   if (!bootstrap.value) return <p class="booting">Loading…</p>;
   if (path === '/' || path === '/threads') return <Threads />;
