@@ -22,6 +22,7 @@ import { Folds } from './views/folds.js';
 import { Instance } from './views/instance.js';
 import { Search } from './views/search.js';
 import { Federation } from './views/federation.js';
+import { Member, Members } from './views/members.js';
 
 const booting = signal(true);
 
@@ -69,6 +70,9 @@ function Views() {
   if (path === '/instance') return <Instance />;
   if (path === '/search') return <Search />;
   if (path === '/federation') return <Federation />;
+  if (path === '/members') return <Members />;
+  const member = /^\/members\/([^/]+)$/.exec(path);
+  if (member) return <Member key={member[1]} did={decodeURIComponent(member[1]!)} />;
   const run = /^\/runs\/([^/]+)$/.exec(path);
   if (run) return <Run thread={decodeURIComponent(run[1]!)} />;
   return (
@@ -117,6 +121,9 @@ function Shell() {
           </a>
           <a href={href('/runs')} aria-current={current('/runs')}>
             Runs
+          </a>
+          <a href={href('/members')} aria-current={current('/members')}>
+            Members
           </a>
           <a href={href('/search')} aria-current={current('/search')}>
             Search

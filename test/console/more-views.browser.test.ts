@@ -139,6 +139,49 @@ describe('web console: record corrections, grant chains, metrics and the emergen
     expect(statuses.filter((status) => status === 401 || status === 403)).to.deep.equal([]);
   });
 
+  it('members: versions with what changed, revert and retire by the owner; evals; others see no owner verb and no 403', async () => {
+    const writer = await createAccount(server.url, admin, 'views-writer', ['records:read', 'records:write']);
+    const call = (method: string, path: string, json?: unknown) => request(server.url, method, path, { headers: bearer(writer), ...(json === undefined ? {} : { json }) });
+    const defined = await call('POST', '/v1/actors/define', { label: 'Reviewer', work_loop: { model: 'claude-sonnet-4-6', max_turns: 5 } });
+    expect(defined.status, defined.text).to.equal(201);
+    const did = defined.json.actor_did as string;
+    expect((await call('PATCH', `/v1/actors/${did}/definition`, { max_turns: 7 })).status).to.equal(200);
+    expect((await call('PATCH', `/v1/actors/${did}/definition`, { model: 'claude-haiku-4-5' })).status).to.equal(200);
+
+    const page = await open(writer.token, '/members');
+    await page.getByRole('link', { name: 'Reviewer' }).click();
+    await page.waitForSelector('[data-version="3"]');
+    expect(await page.locator('[data-version="2"] [data-changed]').evaluateAll((rows) => rows.map((row) => row.textContent))).to.deep.equal(['max_turns57']);
+    expect(await page.locator('[data-version="3"] [data-changed]').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-changed')))).to.deep.equal(['model']);
+    await page.waitForSelector('[data-grades="0"]');
+    await page.getByRole('button', { name: 'Revert to v1' }).click();
+    await page.waitForSelector('[data-member-version="4"]');
+    const history = (await call('GET', `/v1/actors/${did}/history`)).json;
+    expect(history.data[0]).to.include({ version: 4, max_turns: 5, model: 'claude-sonnet-4-6' });
+
+    // The admin is no owner: no history call (it would be OWNER_ONLY), but retire (an operator's).
+    const statuses: number[] = [];
+    const adminPage = await open(admin.token, `/members/${encodeURIComponent(did)}`);
+    adminPage.on('response', (response) => statuses.push(response.status()));
+    await adminPage.waitForSelector('[data-member-version="4"]');
+    await adminPage.waitForLoadState('networkidle');
+    expect(await adminPage.locator('[data-version]').count()).to.equal(0);
+    expect(await adminPage.locator('[data-write]').count()).to.equal(1);
+    const readerPage = await open(reader.token, `/members/${encodeURIComponent(did)}`);
+    readerPage.on('response', (response) => statuses.push(response.status()));
+    await readerPage.waitForSelector('[data-member-version="4"]');
+    await readerPage.waitForLoadState('networkidle');
+    expect(await readerPage.locator('[data-write]').count()).to.equal(0);
+    expect(statuses.filter((status) => status === 401 || status === 403)).to.deep.equal([]);
+
+    await page.getByRole('button', { name: 'Retire' }).click();
+    await page.getByRole('button', { name: 'Retire Reviewer' }).click();
+    await page.waitForSelector('[data-retired="yes"]');
+    expect(await page.getByRole('button', { name: /Revert/ }).count(), 'a retired member cannot be reverted').to.equal(0);
+    const roster = (await call('GET', '/v1/actors/roster?include_retired=true')).json.data as Array<{ did: string; retired: boolean }>;
+    expect(roster.find((row) => row.did === did)!.retired).to.equal(true);
+  });
+
   it('every request was an OpenAPI operation, none off loopback (test 5)', () => {
     expect(log.undeclared()).to.deep.equal([]);
     expect(log.offLoopback).to.deep.equal([]);
