@@ -23,6 +23,7 @@ import { Instance } from './views/instance.js';
 import { Search } from './views/search.js';
 import { Federation } from './views/federation.js';
 import { Member, Members } from './views/members.js';
+import { Files } from './views/files.js';
 
 const booting = signal(true);
 
@@ -71,6 +72,7 @@ function Views() {
   if (path === '/search') return <Search />;
   if (path === '/federation') return <Federation />;
   if (path === '/members') return <Members />;
+  if (path === '/files') return <Files />;
   const member = /^\/members\/([^/]+)$/.exec(path);
   if (member) return <Member key={member[1]} did={decodeURIComponent(member[1]!)} />;
   const run = /^\/runs\/([^/]+)$/.exec(path);
@@ -103,7 +105,7 @@ function Shell() {
   if (booting.value && !early) return <p class="booting">Loading…</p>;
   const signedIn = token.value !== null || localMode.value;
   if (!signedIn || (!boot_ && !early)) return <SignIn />;
-  const path = route.value;
+  const path = route.value.split('?')[0]!;
   const current = (prefix: string) => (path === prefix || path.startsWith(`${prefix}/`) ? 'page' : undefined);
   return (
     <>
@@ -124,6 +126,9 @@ function Shell() {
           </a>
           <a href={href('/members')} aria-current={current('/members')}>
             Members
+          </a>
+          <a href={href('/files')} aria-current={current('/files')}>
+            Files
           </a>
           <a href={href('/search')} aria-current={current('/search')}>
             Search
