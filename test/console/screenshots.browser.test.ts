@@ -177,7 +177,7 @@ describe('web console screenshots (issue 39, test 8)', function () {
   it('on a phone-sized viewport no view scrolls sideways', async () => {
     const pages = new Map<string, Page>();
     const wide: string[] = [];
-    for (const view of [...views(), { name: 'threads', path: '/threads', ready: '[data-thread]', mask: [] }, { name: 'folds', path: '/folds', ready: '#fold-name', mask: [] }] as View[]) {
+    for (const view of [...views(), { name: 'threads', path: '/threads', ready: '[data-thread]', mask: [] }, { name: 'folds', path: '/folds', ready: '#fold-name', mask: [] }, { name: 'members', path: '/members', ready: '[data-roster]', mask: [] }, { name: 'files', path: '/files', ready: 'main p, main table', mask: [] }] as View[]) {
       const { url, token } = view.server?.() ?? { url: world.server.url, token: world.admin.token };
       let page = pages.get(url);
       if (!page) {
