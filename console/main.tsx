@@ -21,9 +21,13 @@ import { Access } from './views/access.js';
 import { Folds } from './views/folds.js';
 import { Instance } from './views/instance.js';
 import { Search } from './views/search.js';
-import { Federation } from './views/federation.js';
-import { Member, Members } from './views/members.js';
-import { Files } from './views/files.js';
+import { lazy } from './lazy.js';
+
+// Loaded on first visit (their own chunks): the views most sessions never open stay off the cold load.
+const Federation = lazy(() => import('./views/federation.js').then((module) => module.Federation));
+const Members = lazy(() => import('./views/members.js').then((module) => module.Members));
+const Member = lazy(() => import('./views/members.js').then((module) => module.Member));
+const Files = lazy(() => import('./views/files.js').then((module) => module.Files));
 
 const booting = signal(true);
 
