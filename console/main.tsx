@@ -21,6 +21,13 @@ import { Access } from './views/access.js';
 import { Folds } from './views/folds.js';
 import { Instance } from './views/instance.js';
 import { Search } from './views/search.js';
+import { lazy } from './lazy.js';
+
+// Loaded on first visit (their own chunks): the views most sessions never open stay off the cold load.
+const Federation = lazy(() => import('./views/federation.js').then((module) => module.Federation));
+const Members = lazy(() => import('./views/members.js').then((module) => module.Members));
+const Member = lazy(() => import('./views/members.js').then((module) => module.Member));
+const Files = lazy(() => import('./views/files.js').then((module) => module.Files));
 
 const booting = signal(true);
 
@@ -57,7 +64,7 @@ function Views() {
   const at = new URLSearchParams(route.value.split('?')[1] ?? '').get('at') ?? undefined;
   if (thread) return <Thread key={`${thread[1]}:${at ?? ''}`} id={decodeURIComponent(thread[1]!)} at={at} />;
   const record = /^\/records\/([0-9a-f]{64})$/.exec(path);
-  if (record) return <RecordView id={record[1]!} />;
+  if (record) return <RecordView key={record[1]} id={record[1]!} />;
   // The other views decide their verbs from the caller's scopes at mount: they wait for the bootstrap.
   if (!bootstrap.value) return <p class="booting">Loading…</p>;
   if (path === '/' || path === '/threads') return <Threads />;
@@ -67,6 +74,11 @@ function Views() {
   if (path === '/folds') return <Folds />;
   if (path === '/instance') return <Instance />;
   if (path === '/search') return <Search />;
+  if (path === '/federation') return <Federation />;
+  if (path === '/members') return <Members />;
+  if (path === '/files') return <Files />;
+  const member = /^\/members\/([^/]+)$/.exec(path);
+  if (member) return <Member key={member[1]} did={decodeURIComponent(member[1]!)} />;
   const run = /^\/runs\/([^/]+)$/.exec(path);
   if (run) return <Run thread={decodeURIComponent(run[1]!)} />;
   return (
@@ -97,7 +109,7 @@ function Shell() {
   if (booting.value && !early) return <p class="booting">Loading…</p>;
   const signedIn = token.value !== null || localMode.value;
   if (!signedIn || (!boot_ && !early)) return <SignIn />;
-  const path = route.value;
+  const path = route.value.split('?')[0]!;
   const current = (prefix: string) => (path === prefix || path.startsWith(`${prefix}/`) ? 'page' : undefined);
   return (
     <>
@@ -116,6 +128,12 @@ function Shell() {
           <a href={href('/runs')} aria-current={current('/runs')}>
             Runs
           </a>
+          <a href={href('/members')} aria-current={current('/members')}>
+            Members
+          </a>
+          <a href={href('/files')} aria-current={current('/files')}>
+            Files
+          </a>
           <a href={href('/search')} aria-current={current('/search')}>
             Search
           </a>
@@ -124,6 +142,9 @@ function Shell() {
           </a>
           <a href={href('/access')} aria-current={current('/access')}>
             Access
+          </a>
+          <a href={href('/federation')} aria-current={current('/federation')}>
+            Federation
           </a>
           <a href={href('/instance')} aria-current={current('/instance')}>
             Instance

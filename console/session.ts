@@ -69,7 +69,7 @@ export const messageOf = (error: unknown): string =>
  * Scope checks for rendering verbs (spec §5.2, §5.3); the server still enforces.
  * `admin` covers everything; a thread grain covers its own thread.
  */
-export function can(scope: 'records:read' | 'records:write' | 'threads:write' | 'config:read' | 'admin', thread?: string): boolean {
+export function can(scope: 'records:read' | 'records:write' | 'threads:write' | 'config:read' | 'federation:manage' | 'admin', thread?: string): boolean {
   const boot = bootstrap.value;
   if (!boot) return false;
   if (!boot.identity.is_authenticated) return localMode.value;

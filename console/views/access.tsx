@@ -17,6 +17,7 @@ export function Access() {
     <main id="main">
       <h1>Access</h1>
       <Members admin={admin} />
+      <Grants admin={admin} />
       {admin && <Invites />}
       {admin && <ServiceAccounts />}
     </main>
@@ -304,6 +305,99 @@ function ServiceAccounts() {
           ))}
         </tbody>
       </table>
+    </section>
+  );
+}
+
+interface GrantRow {
+  grant_id: string;
+  iss: string;
+  aud: string;
+  scopes: string[];
+  chain: string[];
+  depth: number;
+  label: string | null;
+  standing: 'in_force' | 'revoked' | 'expired' | 'not_in_force';
+  reason: string | null;
+  effective_expires_at: string;
+  children: number;
+}
+
+/**
+ * Delegation grants as chains (spec §5.4), from the grant fold (GET /v1/folds/grant): each grant under the one it
+ * was delegated from, saying who granted what to whom. An admin sees the whole graph; anyone else the grants they
+ * issued or receive (the fold's own view), so a grant whose parent is not shown names it. Revoking cascades to
+ * every grant below; it is offered to an admin and to a grant's issuer (the server also allows the audiences along
+ * the chain, and decides).
+ */
+function Grants({ admin }: { admin: boolean }) {
+  const [rows, setRows] = useState<GrantRow[] | null>(null);
+  const [me, setMe] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [done, setDone] = useState<string | null>(null);
+  const load = async () => {
+    const { data, error: refusal } = await client.value.getGlobalFold({ path: { name: 'grant' } });
+    if (data) setRows(((data.value as { grants?: GrantRow[] } | null)?.grants ?? []).slice().sort((a, b) => a.depth - b.depth));
+    else setError(messageOf(refusal));
+  };
+  useEffect(() => {
+    void load();
+    if (!admin && token.value !== null) void client.value.getSelf().then(({ data }) => setMe(data?.principal ?? null));
+  }, []);
+  const revoke = async (grant: GrantRow) => {
+    const { data, error: refusal } = await client.value.revokeGrant({ path: { grant_id: grant.grant_id } });
+    setError(refusal ? messageOf(refusal) : null);
+    setDone(data ? `Revoked ${data.grants_revoked} grant${data.grants_revoked === 1 ? '' : 's'} and ${data.credentials_revoked} credential${data.credentials_revoked === 1 ? '' : 's'}.` : null);
+    await load();
+  };
+  if (rows === null && !error) return null;
+  const shown = new Set((rows ?? []).map((row) => row.grant_id));
+  const parentOf = (row: GrantRow) => row.chain[row.chain.length - 1] ?? null;
+  const childrenOf = (id: string | null) => (rows ?? []).filter((row) => (id === null ? !shown.has(parentOf(row) ?? '') : parentOf(row) === id));
+  const node = (row: GrantRow) => {
+    const parent = parentOf(row);
+    const below = childrenOf(row.grant_id);
+    return (
+      <li key={row.grant_id} data-grant={row.grant_id} data-standing={row.standing}>
+        <span class="grant">
+          <code title={row.iss}>{short(row.iss, 28)}</code> granted <code title={row.aud}>{short(row.aud, 28)}</code>
+          {row.label && ` (${row.label})`}: {row.scopes.join(' ')}
+          {parent && !shown.has(parent) && (
+            <>
+              {' '}
+              via grant <code title={parent}>{short(parent)}</code>
+            </>
+          )}
+          {' · '}
+          <span data-state={row.standing}>{row.standing.replace(/_/g, ' ')}</span>
+          {row.reason && row.reason !== row.standing && ` (${row.reason})`}
+          {row.standing === 'in_force' && (
+            <>
+              , until <Time at={row.effective_expires_at} />
+            </>
+          )}
+          {row.standing === 'in_force' && (admin || (me !== null && row.iss === me)) && (
+            <>
+              {' '}
+              <button type="button" class="danger" data-write onClick={() => void revoke(row)}>
+                Revoke grant {short(row.grant_id)}
+                {row.children > 0 && ` and the ${row.children} below it`}
+              </button>
+            </>
+          )}
+        </span>
+        {below.length > 0 && <ul class="chain">{below.map(node)}</ul>}
+      </li>
+    );
+  };
+  const roots = childrenOf(null);
+  return (
+    <section aria-labelledby="grants-heading">
+      <h2 id="grants-heading">Grants</h2>
+      <Refusal error={error} />
+      {done && <p role="status">{done}</p>}
+      {rows !== null && rows.length === 0 && <p>{admin ? 'No delegation grant has been issued.' : 'You issued and hold no delegation grant.'}</p>}
+      {roots.length > 0 && <ul class="chain root" aria-label="Grant chains">{roots.map(node)}</ul>}
     </section>
   );
 }

@@ -2,6 +2,8 @@ import { useEffect, useState } from 'preact/hooks';
 import type { EngineHealth, FleetStatus, Health } from '../../sdk/index.js';
 import { can, client, messageOf } from '../session.js';
 import { Time } from '../time.js';
+import { Confirm } from '../confirm.js';
+import { formatMetric, summariseMetrics, type MetricSummary } from '../metrics.js';
 
 /**
  * The instance: health and identity (anyone), readiness, and for an
@@ -13,6 +15,8 @@ export function Instance() {
   const [ready, setReady] = useState<boolean | null>(null);
   const [engine, setEngine] = useState<EngineHealth | null>(null);
   const [fleet, setFleet] = useState<FleetStatus | null>(null);
+  const [metrics, setMetrics] = useState<MetricSummary[] | null>(null);
+  const [stopReason, setStopReason] = useState('');
   const [readAt, setReadAt] = useState<Date | null>(null);
   const [error, setError] = useState<string | null>(null);
   const operator = can('config:read');
@@ -28,9 +32,10 @@ export function Instance() {
     else setError(messageOf(h.error));
     setReady(r.response.ok);
     if (operator) {
-      const [e, f] = await Promise.all([loom.getEngineHealth(), loom.getFleetStatus()]);
+      const [e, f, m] = await Promise.all([loom.getEngineHealth(), loom.getFleetStatus(), loom.getMetrics({ parseAs: 'text' })]);
       setEngine(e.data ?? null);
       setFleet(f.data ?? null);
+      setMetrics(typeof m.data === 'string' ? summariseMetrics(m.data) : null);
       if (!e.data || !f.data) setError(messageOf(e.error ?? f.error));
     }
     setReadAt(new Date());
@@ -43,6 +48,17 @@ export function Instance() {
     setBusy(false);
     setError(refusal ? messageOf(refusal) : null);
     if (!refusal && action === 'freeze') setNamespace('');
+    await load();
+  };
+
+  /** The emergency stop (admin): the dispatch dial at 0 on every instance, or cleared. */
+  const emergency = async (active: boolean) => {
+    setBusy(true);
+    const reason = stopReason.trim();
+    const { error: refusal } = await client.value.setEmergencyStop({ body: { active, ...(active && reason ? { reason } : {}) } });
+    setBusy(false);
+    setError(refusal ? messageOf(refusal) : null);
+    if (!refusal) setStopReason('');
     await load();
   };
 
@@ -139,6 +155,20 @@ export function Instance() {
           </dl>
         </section>
       )}
+      {metrics && (
+        <section aria-labelledby="metrics-heading">
+          <h2 id="metrics-heading">Metrics</h2>
+          <p class="hint">Key series of GET /metrics (Prometheus text), summed over their labels.</p>
+          <dl class="fields" data-metrics>
+            {metrics.map((metric) => (
+              <div class="pair" key={metric.key} data-metric={metric.key} data-value={metric.value ?? ''}>
+                <dt>{metric.label}</dt>
+                <dd data-stat>{formatMetric(metric)}</dd>
+              </div>
+            ))}
+          </dl>
+        </section>
+      )}
       {fleet && (
         <section aria-labelledby="fleet-heading">
           <h2 id="fleet-heading">Fleet</h2>
@@ -151,7 +181,22 @@ export function Instance() {
             ) : (
               'off'
             )}
+            {fleet.emergency?.reason && ` (${fleet.emergency.reason})`}
           </p>
+          {admin && fleet.emergency && (
+            <p>
+              <button type="button" data-write disabled={busy} onClick={() => void emergency(false)}>
+                Release the emergency stop
+              </button>
+            </p>
+          )}
+          {admin && !fleet.emergency && (
+            <div class="inline" data-write>
+              <label for="stop-reason">Reason (optional)</label>
+              <input id="stop-reason" value={stopReason} maxLength={500} onInput={(event) => setStopReason((event.target as HTMLInputElement).value)} />
+              <Confirm label="Emergency stop" question="Stop dispatch on every instance of the fleet?" confirm="Engage the emergency stop" disabled={busy} onConfirm={() => emergency(true)} />
+            </div>
+          )}
           {fleet.freezes.length === 0 ? (
             <p>No namespace is frozen.</p>
           ) : (

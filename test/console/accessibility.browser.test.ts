@@ -76,6 +76,9 @@ describe('web console accessibility in Chromium (issue 39, test 3)', function ()
     { path: '/folds', ready: '#fold-name option:nth-child(2)' },
     { path: '/search?q=note', ready: '.hits li, main p' },
     { path: '/instance', ready: '[data-health]' },
+    { path: '/federation', ready: 'main p' },
+    { path: '/members', ready: 'main table, main p' },
+    { path: '/files', ready: 'main table, main p' },
   ];
 
   async function page(base: string, token: string | null, colorScheme: 'light' | 'dark'): Promise<Page> {

@@ -385,7 +385,7 @@ describe('web console in Chromium (issue 39)', function () {
     });
 
     /** Walks every view as `token`: no answer is a 403; answers the threads listed and the write controls seen. */
-    async function walk(token: string): Promise<{ listed: string[]; writeControls: number; page: Page }> {
+    async function walk(token: string): Promise<{ listed: string[]; writeControls: number; writeByView: Record<string, number>; page: Page }> {
       const statuses: Array<{ url: string; status: number }> = [];
       const page = await open(token, '/threads');
       page.on('response', (response) => statuses.push({ url: response.url(), status: response.status() }));
@@ -399,15 +399,17 @@ describe('web console in Chromium (issue 39)', function () {
       await page.goto(`${server.url}/console/records/${first}`);
       await page.getByText(first).first().waitFor();
       writeControls += await page.locator('[data-write]').count();
-      for (const view of ['Decisions', 'Runs', 'Search', 'Folds', 'Access', 'Instance']) {
-        await page.getByRole('link', { name: view }).click();
-        await page.getByRole('heading', { name: view, exact: true }).waitFor();
+      const writeByView: Record<string, number> = {};
+      for (const view of ['Decisions', 'Runs', 'Members', 'Files', 'Search', 'Folds', 'Access', 'Federation', 'Instance']) {
+        await page.getByRole('link', { name: view, exact: true }).click();
+        await page.getByRole('heading', { name: view, exact: true, level: 1 }).waitFor();
         await page.waitForLoadState('networkidle');
-        writeControls += await page.locator('[data-write]').count();
+        writeByView[view] = await page.locator('[data-write]').count();
+        writeControls += writeByView[view];
       }
       expect(await page.getByRole('alert').count(), 'no view shows a refusal').to.equal(0);
       expect(statuses.filter((answer) => answer.status === 403 || answer.status === 401)).to.deep.equal([]);
-      return { listed, writeControls, page };
+      return { listed, writeControls, writeByView, page };
     }
 
     const forcedWrite = (page: Page, token: string) =>
@@ -442,10 +444,11 @@ describe('web console in Chromium (issue 39)', function () {
       expect((await forcedWrite(page, reader.token)).status).to.equal(403);
     });
 
-    it('the contributor preset gets no 403 and no thread-opening control (it lacks threads:write)', async () => {
+    it('the contributor preset gets no 403 and no thread-opening control (it lacks threads:write); it may upload files', async () => {
       const contributor = await createAccount(server.url, admin, 'preset-contributor', ['records:read', 'records:write']);
-      const { writeControls } = await walk(contributor.token);
-      expect(writeControls).to.equal(0);
+      const { writeControls, writeByView } = await walk(contributor.token);
+      expect(writeByView['Files'], 'the upload form (records:write)').to.equal(1);
+      expect(writeControls - writeByView['Files']!).to.equal(0);
     });
 
     it('the admin preset gets no 403 and the thread-opening control', async () => {

@@ -6,7 +6,7 @@
  * baseline (test/console/baselines/<view>.png) by at most 0.1% of pixels.
  * The pixels are compared in the browser itself (two canvases), so no image
  * library is needed. `LOOM_UPDATE_BASELINES=1` rewrites the baselines.
- * The federation view is not built yet, so it has no baseline.
+ * The federation view shows a pair with a second Loom in this process.
  */
 import { expect } from 'chai';
 import { existsSync } from 'node:fs';
@@ -16,8 +16,9 @@ import { fileURLToPath } from 'node:url';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { VENDORS } from '../fakes/provider-harness.js';
 import { script } from '../fakes/script.js';
-import { bearer } from '../helpers/auth.js';
-import { newThread, request } from '../helpers/http-server.js';
+import { bearer, bootstrapAdmin, type Credential } from '../helpers/auth.js';
+import { newThread, request, startServer, type StartedServer } from '../helpers/http-server.js';
+import { TH_CONSENT } from '../../core/records/reserved-threads.js';
 import { loopWorld, type LoopWorld } from '../work/loop-harness.js';
 import { launch } from './browser.js';
 
@@ -38,6 +39,9 @@ describe('web console screenshots (issue 39, test 8)', function () {
   this.timeout(180_000);
   let browser: Browser;
   let world: LoopWorld;
+  let peer: StartedServer;
+  let federated: StartedServer;
+  let fedAdmin: Credential;
   const contexts: BrowserContext[] = [];
   let thread: string;
   let record: string;
@@ -66,29 +70,48 @@ describe('web console screenshots (issue 39, test 8)', function () {
     );
     run = await world.run({ goal: 'paint the shed' });
     expect((await world.ended(run)).state).to.equal('waiting_on_you');
+    // The federation view: a Loom with federation on (the loop world has it off) paired by the handshake with a
+    // second one, and a consent grant.
+    [federated, peer] = await Promise.all([startServer({ auth: { required: true }, federation: {} }), startServer({ federation: { pairPosture: 'open' } })]);
+    fedAdmin = await bootstrapAdmin(federated.url);
+    const paired = await request(federated.url, 'POST', '/v1/federation/pairs', { json: { url: peer.url }, headers: bearer(fedAdmin) });
+    expect(paired.status, paired.text).to.equal(201);
+    for (const [clock, namespace_id] of ['acme', 'beta'].entries()) {
+      const declared = await request(federated.url, 'POST', '/v1/records', { headers: bearer(fedAdmin), json: { thread: 'th_namespace_registry', actor: fedAdmin.did, act: 'LEARN', body: { namespace_id }, clock, data_type: 'SCALAR', parents: [] } });
+      expect(declared.status, declared.text).to.equal(201);
+    }
+    const granted = await request(federated.url, 'POST', '/v1/records', {
+      headers: bearer(fedAdmin),
+      json: { thread: TH_CONSENT, actor: fedAdmin.did, act: 'LEARN', body: { kind: 'core.consent.grant.v1', source_namespace: 'acme', target_namespace: 'beta', hash_levels: ['L2'], purpose: 'audit' }, clock: 0, data_type: 'SCALAR', parents: [] },
+    });
+    expect(granted.status, granted.text).to.equal(201);
   });
 
   after(async () => {
     for (const context of contexts) await context.close().catch(() => {});
     await browser?.close();
     await world?.stop();
+    await Promise.all([peer?.stop(), federated?.stop()]);
   });
 
-  const views = () => [
+  type View = { name: string; path: string; ready: string; mask: string[]; server?: () => { url: string; token: string } };
+  const views = (): View[] => [
     { name: 'thread', path: `/threads/${thread}`, ready: '[data-stream="live"]', mask: ['code', '.row .meta'] },
     { name: 'record', path: `/records/${record}`, ready: 'dl.fields', mask: ['code'] },
     { name: 'run', path: `/runs/${run}`, ready: '.steps [data-kind="decision"]', mask: ['code', '[data-time]'] },
     { name: 'decisions', path: '/decisions', ready: '[data-decision]', mask: ['code', '[data-time]'] },
     { name: 'access', path: '/access', ready: '[data-account]', mask: ['code', '[data-time]'] },
+    { name: 'federation', path: '/federation', ready: '[data-consent]', mask: ['code', '[data-time]', '[data-lag]', '[data-stat]'], server: () => ({ url: federated.url, token: fedAdmin.token }) },
     { name: 'instance', path: '/instance', ready: '[data-engine]', mask: ['code', '[data-time]', '[data-engine]', 'table', '.fields dd'] },
   ];
 
-  async function shoot(view: ReturnType<typeof views>[number]): Promise<Buffer> {
+  async function shoot(view: View): Promise<Buffer> {
+    const { url, token } = view.server?.() ?? { url: world.server.url, token: world.admin.token };
     const context = await browser.newContext({ viewport: { width: 1280, height: 720 }, deviceScaleFactor: 1, reducedMotion: 'reduce', colorScheme: 'light', bypassCSP: true, locale: 'en-GB', timezoneId: 'UTC' });
     contexts.push(context);
-    await context.addInitScript((token) => window.sessionStorage.setItem('loom.console.token', token), world.admin.token);
+    await context.addInitScript((bearer) => window.sessionStorage.setItem('loom.console.token', bearer), token);
     const page = await context.newPage();
-    await page.goto(`${world.server.url}/console${view.path}`);
+    await page.goto(`${url}/console${view.path}`);
     await page.waitForSelector(view.ready, { state: 'attached' });
     // The thread and record views draw before the bootstrap answers; the header's scopes follow it.
     await page.waitForFunction(() => document.querySelector('.who')?.textContent);
@@ -152,13 +175,19 @@ describe('web console screenshots (issue 39, test 8)', function () {
   });
 
   it('on a phone-sized viewport no view scrolls sideways', async () => {
-    const context = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
-    contexts.push(context);
-    await context.addInitScript((token) => window.sessionStorage.setItem('loom.console.token', token), world.admin.token);
-    const page = await context.newPage();
+    const pages = new Map<string, Page>();
     const wide: string[] = [];
-    for (const view of [...views(), { name: 'threads', path: '/threads', ready: '[data-thread]', mask: [] }, { name: 'folds', path: '/folds', ready: '#fold-name', mask: [] }]) {
-      await page.goto(`${world.server.url}/console${view.path}`);
+    for (const view of [...views(), { name: 'threads', path: '/threads', ready: '[data-thread]', mask: [] }, { name: 'folds', path: '/folds', ready: '#fold-name', mask: [] }, { name: 'members', path: '/members', ready: '[data-roster]', mask: [] }, { name: 'files', path: '/files', ready: 'main p, main table', mask: [] }] as View[]) {
+      const { url, token } = view.server?.() ?? { url: world.server.url, token: world.admin.token };
+      let page = pages.get(url);
+      if (!page) {
+        const context = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+        contexts.push(context);
+        await context.addInitScript((bearer) => window.sessionStorage.setItem('loom.console.token', bearer), token);
+        page = await context.newPage();
+        pages.set(url, page);
+      }
+      await page.goto(`${url}/console${view.path}`);
       await page.waitForSelector(view.ready, { state: 'attached' });
       const widths = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, view: window.innerWidth }));
       if (widths.scroll > widths.view) wide.push(`${view.name}: ${widths.scroll}px in ${widths.view}px`);
