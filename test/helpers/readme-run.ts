@@ -20,6 +20,7 @@ import { shellBlocks, shellCommands, withoutComments } from './readme-shell.js';
 
 /** Sections whose commands need what this machine does not have. */
 const NOT_RUN_SECTIONS: Record<string, string> = {
+  'Rotating the instance key': 'needs the pair made in "Pairing two instances" on a server started with --federation; test/federation/key-rotation.process.test.ts and test/cli/federation-key-commands.test.ts run these commands',
   'Set up': 'installs and runs the whole suite (the test itself is part of it)',
   'Members (agents the team defines)': 'member definitions name priced models; test/cli/member-commands.test.ts runs them',
   'Memory, export and import': 'needs a member and a second instance; test/cli/member-bundle-commands.test.ts runs them',
