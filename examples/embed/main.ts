@@ -4,10 +4,10 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createLoom } from 'loom';
-import { SqliteRecordStore } from 'loom/storage/sqlite';   // or loom/storage/level, or your own RecordStore
-import { ledgerPlugin } from 'loom/plugins/ledger';
-import { authPlugin } from 'loom/plugins/auth';
+import { createLoom } from '@loom-ledger/server';
+import { SqliteRecordStore } from '@loom-ledger/server/storage/sqlite';   // or @loom-ledger/server/storage/level, or your own RecordStore
+import { ledgerPlugin } from '@loom-ledger/server/plugins/ledger';
+import { authPlugin } from '@loom-ledger/server/plugins/auth';
 import { wordCountPlugin } from '../custom-plugin/word-count-plugin.js';
 
 const dataDir = process.env.LOOM_DATA_DIR ?? (await mkdtemp(join(tmpdir(), 'loom-embedded-')));

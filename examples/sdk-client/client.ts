@@ -1,6 +1,6 @@
 // The README's SDK example (TypeScript). Run against a server: LOOM_URL (default
 // http://127.0.0.1:9100) and LOOM_TOKEN (a token with records:read and records:write).
-import { createLoomClient, taskThreadId, newThreadNonce, computeRecordId } from 'loom/sdk';
+import { createLoomClient, taskThreadId, newThreadNonce, computeRecordId } from '@loom-ledger/server/sdk';
 
 const loom = createLoomClient({ baseUrl: process.env.LOOM_URL ?? 'http://127.0.0.1:9100', token: process.env.LOOM_TOKEN });
 const thread = taskThreadId('REL-42', newThreadNonce());

@@ -25,11 +25,13 @@ import { getSearchStats, rebuildSearch } from './routes/search-admin.js';
 import { searchRecords } from './routes/search-records.js';
 import { FindServiceToken, SemanticSearchToken } from './search-token.js';
 import { SemanticSearch } from './semantic-search.js';
+import { VECTOR_INDEX_HINT } from './hnsw-loader.js';
 
 export { SearchOptions } from './config.js';
 export { embeddingProviderTopic, DEFAULT_MODEL, DEFAULT_ENDPOINT, PROVIDER_KIND } from './embedding-provider-topic.js';
 export { FindServiceToken, SemanticSearchToken } from './search-token.js';
 export { OllamaEmbedClient, EmbedderError } from './ollama-client.js';
+export { VECTOR_INDEX_HINT, loadVectorIndexLibrary, type VectorIndexLibrary } from './hnsw-loader.js';
 export type { SemanticSearch } from './semantic-search.js';
 export type { FindService } from './find-service.js';
 
@@ -61,7 +63,10 @@ export const searchPlugin = definePlugin({
     const finder = new FindService({ reader, options, log: scope.log, now });
     finder.attach(scope.consume(finder));
     scope.expose(FindServiceToken, finder);
-    scope.onStart(() => {
+    scope.onStart(async () => {
+      // hnswlib-node is optional: without it semantic search is exact (and the log says how to enable the index).
+      const library = await semantic.loadVectorIndex();
+      if (!library.available && !semantic.enabled) scope.log.log('info', VECTOR_INDEX_HINT, { reason: library.reason });
       // The data plane is optional: without it find searches conversations only.
       finder.useDataPlane(scope.container.isRegistered(DataPlaneToken, true) ? resolve(scope.container, DataPlaneToken) : null);
     });
@@ -69,7 +74,11 @@ export const searchPlugin = definePlugin({
     scope.describe('manifest', 'semantic_search.embedder', () => semantic.embedder);
     scope.describe('manifest', 'semantic_search.provider_kinds', () => [PROVIDER_KIND]);
     scope.describe('manifest', 'semantic_search.default_model', () => DEFAULT_MODEL);
-    scope.describe('health', 'search', () => ({ semantic: semantic.enabled ? semantic.embedder : 'off' }));
+    scope.describe('manifest', 'semantic_search.vector_index', () => semantic.vectorIndex);
+    scope.describe('health', 'search', () => ({
+      semantic: semantic.enabled ? semantic.embedder : 'off',
+      vector_index: semantic.vectorIndex === null ? 'loading' : semantic.vectorIndex.available ? 'hnsw' : 'unavailable',
+    }));
     scope.capability('records.semantic_search', true);
     scope.capability('search.find', true);
     scope.capability('search.find.materials', true);

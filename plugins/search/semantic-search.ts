@@ -37,6 +37,7 @@ import { embeddingProviderTopic, type EmbeddingProvider } from './embedding-prov
 import { EmbedderError, OllamaEmbedClient } from './ollama-client.js';
 import { bodyKind, embeddingText } from './record-text.js';
 import { VectorIndex } from './vector-index.js';
+import { VECTOR_INDEX_HINT, vectorIndexLibrary, type VectorIndexLibrary } from './hnsw-loader.js';
 import { unit, VectorStore, type SlotMeta } from './vector-store.js';
 
 export const K_DEFAULT = 10;
@@ -87,6 +88,8 @@ export interface SemanticSearchDeps {
   readonly options: SearchOptions;
   readonly log: Logger;
   readonly now: () => number;
+  /** hnswlib-node or why it is missing (default: the process's one dynamic import; tests pass their own). */
+  readonly vectorIndex?: Promise<VectorIndexLibrary>;
 }
 
 /** `ollama:<model>`, the `embedder` field of answers. */
@@ -113,6 +116,8 @@ export class SemanticSearch implements LogConsumer {
   private lastSuccessAt: string | null = null;
   private lastSaveAt = 0;
   private lastGraphSliceAt = 0;
+  private library: VectorIndexLibrary | null = null;
+  private toldMissingIndex = false;
 
   constructor(private readonly deps: SemanticSearchDeps) {
     this.batchSize = deps.options.embedBatchSize * 8;
@@ -148,6 +153,22 @@ export class SemanticSearch implements LogConsumer {
     for (const { index } of this.stores.values()) await index.save().catch(() => undefined);
   }
 
+  /** Loads the optional vector index library (once); says how to enable it when it is missing. */
+  async loadVectorIndex(): Promise<VectorIndexLibrary> {
+    this.library ??= await (this.deps.vectorIndex ?? vectorIndexLibrary());
+    if (!this.library.available && !this.toldMissingIndex && this.enabled) {
+      this.toldMissingIndex = true;
+      this.deps.log.log('warn', VECTOR_INDEX_HINT, { reason: this.library.reason });
+    }
+    return this.library;
+  }
+
+  /** The vector index in force: `hnsw` (graph above the threshold), `unavailable` (hnswlib-node missing: exact scans), or null before the first load. */
+  get vectorIndex(): { available: boolean; hint?: string } | null {
+    if (this.library === null) return null;
+    return this.library.available ? { available: true } : { available: false, hint: VECTOR_INDEX_HINT };
+  }
+
   /** Switches to the configured provider's model (opening its vectors), or turns search off. */
   private applyConfig(): Promise<void> {
     this.switching = this.switching.then(async () => {
@@ -163,7 +184,12 @@ export class SemanticSearch implements LogConsumer {
       let opened = this.stores.get(key);
       if (!opened) {
         const store = await VectorStore.open(this.deps.dir === null ? null : join(this.deps.dir, key), provider.kind, provider.model);
-        const index = new VectorIndex(store, { minVectors: this.deps.options.hnswMinVectors, m: this.deps.options.hnswM, efConstruction: this.deps.options.hnswEfConstruction, efSearch: this.deps.options.hnswEfSearch });
+        const library = await this.loadVectorIndex();
+        const index = new VectorIndex(
+          store,
+          { minVectors: this.deps.options.hnswMinVectors, m: this.deps.options.hnswM, efConstruction: this.deps.options.hnswEfConstruction, efSearch: this.deps.options.hnswEfSearch },
+          library.available ? library.lib : null,
+        );
         await index.open();
         opened = { store, index };
         this.stores.set(key, opened);

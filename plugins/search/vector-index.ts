@@ -7,13 +7,15 @@
  * catches up in short slices (`indexSome`) that never hold the event loop
  * long. Candidates are re-scored exactly from the stored vectors, so scores
  * are true cosines whatever the graph's error. The graph is saved beside
- * the vectors (`hnsw.bin`) and reloaded at start.
+ * the vectors (`hnsw.bin`) and reloaded at start. Without hnswlib-node (an
+ * optional dependency, `lib` null; see hnsw-loader.ts) every search is
+ * exact, whatever the number of vectors.
  */
-import hnswlib from 'hnswlib-node';
 import { join } from 'node:path';
 import { rm } from 'node:fs/promises';
 import { TopK, type Scored } from './top-k.js';
 import { dot, type VectorStore } from './vector-store.js';
+import type { HnswGraph, HnswLib } from './hnsw-loader.js';
 
 export interface VectorIndexOptions {
   /** Vectors before the graph is built (exact search below). */
@@ -25,7 +27,7 @@ export interface VectorIndexOptions {
 }
 
 export class VectorIndex {
-  private graph: hnswlib.HierarchicalNSW | null = null;
+  private graph: HnswGraph | null = null;
   private capacity = 0;
   private added = 0;
   private savedAt = 0;
@@ -33,6 +35,8 @@ export class VectorIndex {
   constructor(
     private readonly store: VectorStore,
     private readonly options: VectorIndexOptions,
+    /** hnswlib-node, or null when it is not installed (exact search only). */
+    private readonly lib: HnswLib | null,
   ) {}
 
   private get file(): string | null {
@@ -43,9 +47,9 @@ export class VectorIndex {
   async open(): Promise<void> {
     const file = this.file;
     const saved = this.store.savedIndexCount;
-    if (file === null || saved === 0 || saved > this.store.size) return;
+    if (this.lib === null || file === null || saved === 0 || saved > this.store.size) return;
     try {
-      const graph = new hnswlib.HierarchicalNSW('ip', this.store.dimensions);
+      const graph = new this.lib.HierarchicalNSW('ip', this.store.dimensions);
       await graph.readIndex(file);
       if (graph.getCurrentCount() !== saved) return;
       this.graph = graph;
@@ -68,15 +72,15 @@ export class VectorIndex {
 
   /** Slots stored but not yet in the graph (0 while search is exact by design). */
   get pending(): number {
-    return this.graph || this.store.size >= this.options.minVectors ? this.store.size - this.added : 0;
+    return this.graph || (this.lib !== null && this.store.size >= this.options.minVectors) ? this.store.size - this.added : 0;
   }
 
   /** Adds stored slots to the graph for at most `budgetMs`; answers how many it added. */
   indexSome(budgetMs: number): number {
     const store = this.store;
     if (!this.graph) {
-      if (store.size < this.options.minVectors || store.dimensions === 0) return 0;
-      this.graph = new hnswlib.HierarchicalNSW('ip', store.dimensions);
+      if (this.lib === null || store.size < this.options.minVectors || store.dimensions === 0) return 0;
+      this.graph = new this.lib.HierarchicalNSW('ip', store.dimensions);
       this.capacity = Math.max(2 * store.size, 16_384);
       this.graph.initIndex(this.capacity, this.options.m, this.options.efConstruction, 42);
       this.added = 0;

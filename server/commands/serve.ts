@@ -1,12 +1,12 @@
 /**
  * `loom serve`: the reference server. Embedded SQLite under ./data on port
- * 9100 by default; one startup line; JSON-lines logs; clean shutdown on
+ * 9100 by default; one startup line; JSON-lines logs (pino-pretty's lines on a terminal); clean shutdown on
  * SIGINT/SIGTERM (in-flight requests finish, storage flushes).
  */
 import { resolve as resolvePath } from 'node:path';
 import { defineCommand, type OptionValues } from '../../command/define-command.js';
 import { createReferenceLoom, STORE_BACKENDS, type StoreBackend } from '../reference-loom.js';
-import { jsonLogger, type LogLevel } from '../../core/plugin/logger.js';
+import { createLogger, defaultLogFormat, LOG_FORMATS, type LogFormat, type LogLevel } from '../../core/plugin/logger.js';
 import { LOOM_VERSION } from '../../core/server/version.js';
 import { CliError } from '../../command/cli-error.js';
 // ---- console (plugins/console) ----
@@ -15,13 +15,16 @@ import { CONSOLE_PATH, consoleBuilt } from '../../plugins/console/index.js';
 
 export const SERVE_USAGE = `loom serve [--port 9100] [--host 127.0.0.1] [--storage sqlite|level|postgres] [--data-dir ./data]
            [--database-url postgres://… [--database-schema loom]]
-           [--insecure-localhost] [--log-level debug|info|warn|error] [--durability full|normal]
+           [--insecure-localhost] [--log-level debug|info|warn|error] [--log-format pretty|json]
+           [--durability full|normal]
            [--federation [--federation-domain example.com] [--no-strict] [--no-mdns] [--mdns-announce]]
            [--rate-limit <requests/s per client>] [--max-watchers N]
            [--headers-timeout-ms 15000] [--request-timeout-ms 30000] [--keep-alive-timeout-ms 5000]
            [--max-connections-per-client 256] [--max-runs 16]
            [--blob-grace-seconds 86400]
 
+  --log-format F       pretty (pino-pretty's readable lines) or json (one JSON object per line, for
+                       collectors); default pretty when stdout and stderr are terminals, else json
   --storage postgres   keep the log in PostgreSQL (--database-url); several servers, each with its own
                        --data-dir (plugin state, fold checkpoints, identity), may serve one database
 
@@ -54,7 +57,7 @@ export const SERVE_USAGE = `loom serve [--port 9100] [--host 127.0.0.1] [--stora
   llama.cpp); OLLAMA_HOST. The work_providers configuration topic overrides them per instance.
 
   Environment: LOOM_PORT, LOOM_HOST, LOOM_STORAGE, LOOM_DATA_DIR, LOOM_DATABASE_URL, LOOM_DATABASE_SCHEMA,
-  LOOM_LOG_LEVEL, LOOM_FEDERATION=1, LOOM_FEDERATION_DOMAIN, LOOM_PUBLIC_URL,
+  LOOM_LOG_LEVEL, LOOM_LOG_FORMAT, LOOM_FEDERATION=1, LOOM_FEDERATION_DOMAIN, LOOM_PUBLIC_URL,
   LOOM_MDNS=0, LOOM_MDNS_ANNOUNCE=1, LOOM_RATE_LIMIT, LOOM_MAX_WATCHERS,
   LOOM_HEADERS_TIMEOUT_MS, LOOM_REQUEST_TIMEOUT_MS, LOOM_KEEP_ALIVE_TIMEOUT_MS, LOOM_MAX_CONNECTIONS_PER_CLIENT,
   LOOM_MAX_RUNS, LOOM_BLOB_GRACE_SECONDS (flags win).`;
@@ -68,6 +71,7 @@ const SERVE_OPTIONS = {
   'database-schema': { type: 'string', help: 'its schema, default loom' },
   'insecure-localhost': { type: 'boolean', default: false, help: '127.0.0.1 without auth enforcement' },
   'log-level': { type: 'string', help: 'debug, info, warn or error' },
+  'log-format': { type: 'string', help: 'pretty or json (LOOM_LOG_FORMAT; default pretty on a terminal, else json)' },
   durability: { type: 'string', help: 'full or normal' },
   federation: { type: 'boolean', default: false, help: 'serve /v1/sync/* and a signed manifest' },
   'federation-domain': { type: 'string', help: 'also answer as did:web:<domain>' },
@@ -101,6 +105,8 @@ async function runServer(values: OptionValues<typeof SERVE_OPTIONS>): Promise<vo
   if (!STORE_BACKENDS.includes(storage)) throw new CliError(`--storage must be one of ${STORE_BACKENDS.join(', ')}`);
   const level = (values['log-level'] ?? process.env['LOOM_LOG_LEVEL'] ?? 'info') as LogLevel;
   if (!['debug', 'info', 'warn', 'error'].includes(level)) throw new CliError('--log-level must be debug, info, warn or error');
+  const format = (values['log-format'] ?? (process.env['LOOM_LOG_FORMAT'] || undefined) ?? defaultLogFormat()) as LogFormat;
+  if (!LOG_FORMATS.includes(format)) throw new CliError(`--log-format must be pretty or json, not ${JSON.stringify(format)}`);
   const durability = values.durability ?? 'full';
   if (durability !== 'full' && durability !== 'normal') throw new CliError('--durability must be full or normal');
   const dataDir = values['data-dir'] ?? process.env['LOOM_DATA_DIR'] ?? './data';
@@ -110,7 +116,7 @@ async function runServer(values: OptionValues<typeof SERVE_OPTIONS>): Promise<vo
   if (storage !== 'postgres' && (values['database-url'] !== undefined || values['database-schema'] !== undefined)) throw new CliError('--database-url and --database-schema need --storage postgres');
   const insecure = values['insecure-localhost'] === true;
   const host = insecure ? '127.0.0.1' : (values.host ?? process.env['LOOM_HOST'] ?? '127.0.0.1');
-  const log = jsonLogger({ level });
+  const log = createLogger(format, { level });
   const federation = values.federation === true || process.env['LOOM_FEDERATION'] === '1';
   const domain = values['federation-domain'] ?? process.env['LOOM_FEDERATION_DOMAIN'] ?? null;
   if (!federation && (domain !== null || values['no-strict'])) throw new CliError('--federation-domain and --no-strict need --federation');
@@ -168,7 +174,7 @@ async function runServer(values: OptionValues<typeof SERVE_OPTIONS>): Promise<vo
   });
   if (insecure) log.log('warn', 'insecure-localhost: bound to 127.0.0.1 with auth enforcement disabled; for emergency use only');
   const url = await loom.start();
-  // stdout is JSON lines (the log); the line for people goes to stderr, with the data directory as an absolute path.
+  // stdout is the log (JSON lines unless pretty); the line for people goes to stderr, with the data directory as an absolute path.
   const absoluteDataDir = resolvePath(dataDir);
   process.stderr.write(`loom ${LOOM_VERSION} listening on ${url} (storage ${storage}, data dir ${loom.info.storeBackend === storage ? absoluteDataDir : '-'}, instance ${loom.info.instanceDid})\n`);
   // ---- console (plugins/console) ----

@@ -12,6 +12,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { OpenAPIObject } from 'openapi3-ts/oas31';
 import { silentLogger } from '../../core/plugin/logger.js';
+import { LOOM_PACKAGE_NAME } from '../../core/server/version.js';
 import { createReferenceLoom } from '../reference-loom.js';
 import { buildOpenApi } from '../../openapi/build-spec.js';
 
@@ -20,7 +21,7 @@ export function repoRoot(): string {
   let dir = dirname(fileURLToPath(import.meta.url));
   for (;;) {
     const manifest = join(dir, 'package.json');
-    if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === 'loom') return dir;
+    if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === LOOM_PACKAGE_NAME) return dir;
     const parent = dirname(dir);
     if (parent === dir) throw new Error(`no Loom package.json above ${fileURLToPath(import.meta.url)}`);
     dir = parent;
