@@ -1,5 +1,5 @@
 /**
- * The embedding API: `import { ... } from 'loom'`. It loads no storage
+ * The embedding API: `import { ... } from '@loom-ledger/server'`. It loads no storage
  * driver and no plugin: drivers, plugins, the compliance suite and the SDK
  * have their own entry points (`loom/storage/sqlite`, `loom/storage/level`,
  * `loom/plugins/ledger`, `loom/plugins/auth`, `loom/storage/compliance`,
