@@ -78,6 +78,8 @@ export type ManifestVerdict =
   | { readonly ok: true; readonly manifest: SignedManifest; readonly did: string; readonly expiresAt: number; readonly keys: KeyChain }
   | { readonly ok: false; readonly reason: 'malformed' | 'signature_invalid' | 'expired' | 'did_mismatch' | 'key_chain_invalid'; readonly message: string };
 
+const SIGNATURE_MEMBERS = ['alg', 'key_id', 'signature', 'signed_at', 'expires_at'];
+
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 
 /**
@@ -96,6 +98,9 @@ export function verifyManifest(value: unknown, options: { now: number; strict: b
   if (typeof did !== 'string' || !publicKeyFromDidKey(did)) return malformed('daemon.did is not an Ed25519 did:key');
   const block = manifest['signature'] as Record<string, unknown> | undefined;
   if (!block || typeof block !== 'object') return malformed('no signature');
+  // The block is outside what is signed, so it holds exactly its five members: an extra one would travel unsigned.
+  const members = Object.keys(block);
+  if (members.length !== 5 || !SIGNATURE_MEMBERS.every((name) => members.includes(name))) return malformed(`signature must hold exactly ${SIGNATURE_MEMBERS.join(', ')}`);
   const { alg, key_id, signature, signed_at, expires_at } = block;
   if (alg !== 'Ed25519' || typeof signature !== 'string' || typeof signed_at !== 'string' || typeof expires_at !== 'string' || !ISO.test(expires_at) || !ISO.test(signed_at)) {
     return malformed('signature must be {alg: Ed25519, key_id, signature, signed_at, expires_at}');
