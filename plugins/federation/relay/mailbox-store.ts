@@ -77,7 +77,10 @@ export class MailboxStore {
         dropped++;
         if (this.dir !== null) await unlink(this.fileOf(did, stored)).catch(() => {});
       }
-      if (box.size === 0) this.boxes.delete(did);
+      if (box.size === 0) {
+        this.boxes.delete(did);
+        if (this.dir !== null) await rm(this.boxDir(did), { recursive: true, force: true }).catch(() => {});
+      }
     }
     return dropped;
   }
