@@ -103,9 +103,11 @@ export function registerRelay(scope: PluginScope, wiring: RelayWiring): RelaySer
   );
   scope.onStart(() => mailboxes.load());
   scope.capability('federation.relay', wiring.canPair());
+  // Counts only: /health may be public, and the mailboxes' receivers are nobody else's business.
   scope.describe('health', 'federation_relay', () => {
-    const status = service.status() as { serving: unknown; sending: Array<{ pushing: boolean }>; rejected: unknown[] };
-    return { serving: status.serving, pairs_pushing: status.sending.filter((s) => s.pushing).length, rejected: status.rejected.length };
+    const serving = settings.serving();
+    const boxes = mailboxes.stats();
+    return { serving: serving.serve, mailboxes: boxes.length, envelopes_waiting: boxes.reduce((n, b) => n + b.envelopes, 0), pairs_pushing: sender.view().filter((s) => s.pushing).length, rejected: inbox.view().rejected.length };
   });
   return service;
 }

@@ -25,6 +25,8 @@ import { MIN_DEFAULT_SILENCE_MS, type RelaySettings } from './relay-config.js';
 
 /** Records per envelope: well under the relay's 1 MiB body limit for ordinary records. */
 export const ENVELOPE_RECORDS = 500;
+/** An envelope's JSON at most: the deposit route takes 4 MiB. */
+const ENVELOPE_MAX_BYTES = 3.5 * 1024 * 1024;
 /** Envelopes one pair deposits per tick at most (the rest on the next tick). */
 const ENVELOPES_PER_TICK = 40;
 const DEPOSIT_TIMEOUT_MS = 15_000;
@@ -142,16 +144,25 @@ export class RelaySender {
     const caller = credentialCaller({ scopes: pair.scopes, claims: { 'federation.relay_for': pair.pair_id } });
     const targetNamespace = read?.target_namespace ?? 'default';
     const thread = read?.thread ?? null;
-    for (let deposited = 0; deposited < ENVELOPES_PER_TICK; ) {
-      const page = await this.deps.feed.page({ caller, since: cursor, after, limit: ENVELOPE_RECORDS, targetNamespace, ...(thread ? { thread } : {}) });
-      if (page.records.length === 0) {
+    let limit = ENVELOPE_RECORDS;
+    // Bounded per tick: deposits, and pages scanned (a long run of records withheld from this peer is scanned over several ticks).
+    for (let deposited = 0, pages = 0; deposited < ENVELOPES_PER_TICK && pages < 4 * ENVELOPES_PER_TICK; pages++) {
+      const page = await this.deps.feed.page({ caller, since: cursor, after, limit, targetNamespace, ...(thread ? { thread } : {}) });
+      const envelope = page.records.length > 0 ? sealEnvelope(this.deps.key, pair.peer_did, page) : null;
+      const text = envelope ? JSON.stringify(envelope) : '';
+      if (envelope && Buffer.byteLength(text) > ENVELOPE_MAX_BYTES && page.records.length > 1) {
+        // Large records: fewer per envelope, so each stays under the relay's body limit.
+        limit = Math.max(1, Math.floor(page.records.length / 2));
+        continue;
+      }
+      limit = ENVELOPE_RECORDS;
+      if (!envelope) {
         // Only withheld records: scan on, but keep `since` where the last deposit ended so the chain has no hole.
         if (!page.has_more) break;
         after = safeDecode(page.next_cursor);
         continue;
       }
-      const envelope = sealEnvelope(this.deps.key, pair.peer_did, page);
-      await this.deposit(relayUrl, pair.peer_did, envelope);
+      await this.deposit(relayUrl, pair.peer_did, text);
       deposited++;
       state.envelopes_deposited++;
       state.records_deposited += page.records.length;
@@ -165,11 +176,11 @@ export class RelaySender {
     }
   }
 
-  private async deposit(relayUrl: string, receiver: string, envelope: unknown): Promise<void> {
+  private async deposit(relayUrl: string, receiver: string, body: string): Promise<void> {
     const answer = await fetch(`${relayUrl}/v1/mailbox/${encodeURIComponent(receiver)}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(envelope),
+      body,
       signal: AbortSignal.timeout(DEPOSIT_TIMEOUT_MS),
     });
     if (answer.status === 202) {
