@@ -131,9 +131,12 @@ describe('relay mailbox between three loom processes (sender, relay, receiver)',
     expect(pair.retries).to.be.greaterThan(0);
     expect(received.envelopes_rejected).to.equal(0);
     expect((await relayStatus(v)).rejected).to.deep.equal([]);
+    // V's own pull cursor moved with the envelopes to S's source cursor: its next direct pull resumes after them.
+    const syncPairs = (await get(v.process.url, '/v1/sync/pairs', bearer(v.admin))).json;
+    const syncPair = (syncPairs.data ?? syncPairs).find((p: { pair_id: string }) => p.pair_id === pair.sync_pair_id);
+    expect(syncPair?.cursor).to.equal(sent.push_cursor);
     // Acked envelopes are gone from the relay.
     await until('the relay emptied', 10_000, async () => (await mailboxFiles(r, v.did)).length === 0, 100);
-    if (process.env['RELAY_DEBUG']) console.log(JSON.stringify({ s: (await relayStatus(s)), v: (await relayStatus(v)), serr: s.process.stderr().slice(-3000), verr: v.process.stderr().slice(-3000) }, null, 1));
     console.log(`      relay: 10,000 records written in ${wroteMs} ms, all on V after ${ms} ms; ${sent.envelopes_deposited} envelopes deposited, ${received.envelopes_taken} taken, ${received.records_deduplicated} records deduplicated`);
   });
 
