@@ -191,6 +191,18 @@ export const ERROR_CATALOGUE = {
   // This instance cannot rotate its key here: a shared log (every server holds the key) or no data directory to keep the new key in.
   KEY_ROTATION_UNAVAILABLE: { status: 409 },
   // ---- end federation key rotation ----
+  // ---- relay mailbox (issue 35): plugins/federation/relay (docs/decisions.md) ----
+  // This instance serves no mailboxes (federation.relay_mailbox serve is off): there is no mailbox here.
+  MAILBOX_DISABLED: { status: 404 },
+  // The deposited body is not a sealed envelope for this receiver: shape, id not the hash of its content, or a signature that does not verify.
+  MAILBOX_ENVELOPE_INVALID: { status: 422 },
+  // The receiver's queue is at the relay's cap: storage for it is exhausted until it acks or envelopes expire (507 Insufficient Storage, not 429: sending slower does not help).
+  MAILBOX_FULL: { status: 507 },
+  // A mailbox read or ack without a valid proof signed by a receiver's instance key (missing, stale beyond ±60 s, or not verifying).
+  MAILBOX_AUTH_INVALID: { status: 401 },
+  // A valid proof, but by another DID than the mailbox's: a relay serves a mailbox only to its receiver.
+  MAILBOX_NOT_YOURS: { status: 403 },
+  // ---- end relay mailbox ----
 } as const satisfies Record<string, { status: number; type?: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

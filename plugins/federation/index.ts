@@ -84,6 +84,9 @@ import { FEDERATION_KEY_ROUTES } from './routes/federation-key-routes.js';
 // ---- did:sync directory (issue 35) ----
 import { registerDirectory } from './directory/index.js';
 // ---- end did:sync directory ----
+// ---- relay mailbox (issue 35) ----
+import { registerRelay } from './relay/register-relay.js';
+// ---- end relay mailbox ----
 
 export { LocalRecordsToken, type LocalRecords } from './local-records.js';
 export { InstanceKey } from './instance-key.js';
@@ -250,7 +253,8 @@ export function createFederationPlugin(hooks: FederationHooks) {
       health = new PairHealth(handshake);
       federationPairOf = (syncPairId) => pairLog.all().some((pair) => pair.sync_pair_id === syncPairId);
       bindValue(scope.container, PairLifecycleToken, new PairLifecycle(handshake, initiator, revoker));
-      bindValue(scope.container, PeerContactToken, new PeerContact(handshake, runners));
+      const peerContact = new PeerContact(handshake, runners);
+      bindValue(scope.container, PeerContactToken, peerContact);
       bindValue(scope.container, TokenRenewalToken, renewal);
       // Both follow peers over the network, not the log: the kernel's interval loop, one server at a time on a shared log.
       const loopFailed = (context: string, error: unknown) => scope.log.log('error', context, { error: error instanceof Error ? error.message : String(error) });
@@ -333,13 +337,28 @@ export function createFederationPlugin(hooks: FederationHooks) {
       scope.capability('federation.consent', true);
       // True only with the auth plugin: without it no token can be minted, and the manifest says so.
       scope.capability('federation.handshake', credentials() !== null);
-      scope.capability('federation.relay', false);
       // ---- key rotation (issue 35) ----
       scope.capability('federation.key_rotation', true);
       // ---- end key rotation ----
       // ---- did:sync directory (issue 35): off unless the directory_enabled record says so; sets federation.directory ----
       registerDirectory(scope, key.did);
       // ---- end did:sync directory ----
+      // ---- relay mailbox (issue 35): deposits for silent peers, polls this instance's mailbox, serves mailboxes when configured; sets federation.relay ----
+      registerRelay(scope, {
+        key,
+        peerKeys,
+        feed,
+        pairs: () => pairLog.all(),
+        registry: () => registry.state(),
+        files,
+        receiver,
+        lastRead: (account) => peerContact.lastRead(account),
+        feedOpen: (account) => feeds.isOpen(account),
+        options,
+        canPair: () => credentials() !== null,
+        now,
+      });
+      // ---- end relay mailbox ----
     },
   });
 }

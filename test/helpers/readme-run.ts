@@ -36,6 +36,9 @@ const NOT_RUN_SECTIONS: Record<string, string> = {
   // ---- end mDNS discovery ----
   'Chat proxy (Anthropic-API clients through Loom)': 'needs a model provider; test/proxy/*.http.test.ts run the proxy against protocol-exact fakes with the official SDK',
   'PostgreSQL and several servers': 'needs a PostgreSQL server',
+  // ---- relay mailbox (issue 35) ----
+  'The relay mailbox (when direct pulls stop)': 'three federated servers (sender, relay, receiver) paired with their own admins; test/federation/relay.process.test.ts runs this flow and test/cli/federation-relay-commands.test.ts these commands',
+  // ---- end relay mailbox ----
 };
 
 /** Single commands not run, by a pattern over their text, with the reason. */

@@ -44,6 +44,12 @@ const EXEMPT = new Set([
   // ---- federation pair lifecycle (issue 35, part 2): the token renewal, signed by the pinned peer DID like the poll ----
   'POST /v1/federation/pair/{id}/renew',
   // ---- end federation pair lifecycle ----
+  // ---- relay mailbox (issue 35): a deposit is authenticated by the envelope's signature by the sender did:key; receive and ack by
+  // a request signed with the receiver's instance key (plugins/federation/relay/mailbox-proof.ts). A relay has no bearer for either.
+  'POST /v1/mailbox/{did}',
+  'GET /v1/mailbox/{did}/receive',
+  'POST /v1/mailbox/{did}/ack',
+  // ---- end relay mailbox ----
 ]);
 const EXEMPT_WHEN_PRESENT = new Set<string>();
 

@@ -13,6 +13,9 @@ import type { FederationKeys, FederationPair } from '../../../sdk/index.js';
 import { call, clientContext, CLIENT_OPTIONS, print } from '../../kit/context.js';
 import { shortId } from '../../kit/options.js';
 import { textTable } from '../../kit/text-table.js';
+// ---- relay mailbox (issue 35) ----
+import { relaySubcommand } from './relay.js';
+// ---- end relay mailbox ----
 
 export const FEDERATION_USAGE = `loom federation pair <url> [--mode polling|continuous|on-demand|longpoll] [--poll-interval <duration>] [--self-url <url>]
 loom federation list
@@ -112,6 +115,9 @@ export const federation = defineCommand({
   bareIsHelp: true,
   unknownSubcommand: (sub) => `unknown subcommand "loom federation ${sub}"\n${FEDERATION_USAGE}`,
   subcommands: {
+    // ---- relay mailbox (issue 35) ----
+    relay: relaySubcommand,
+    // ---- end relay mailbox ----
     pair: subcommand({
       summary: 'pairs with the instance at <url> (the signed handshake)',
       args: ['<url>'],

@@ -31,4 +31,10 @@ export class LiveFeeds {
     for (const controller of set) controller.abort();
     return set.size;
   }
+
+  // ---- relay mailbox (issue 35): a peer holding a feed open is not silent ----
+  isOpen(accountId: string): boolean {
+    return (this.open.get(accountId)?.size ?? 0) > 0;
+  }
+  // ---- end relay mailbox ----
 }

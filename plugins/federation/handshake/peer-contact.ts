@@ -23,6 +23,17 @@ const KICK_EVERY_MS = 1_000;
 export class PeerContact {
   private readonly kickedAt = new Map<string, number>();
   private readonly retiring = new Set<string>();
+  // ---- relay mailbox (issue 35): when and from where each account last read the feed, so the relay sender knows a silent peer ----
+  private readonly reads = new Map<string, { at: number; since: string; target_namespace: string; thread: string | null }>();
+
+  noteRead(accountId: string | null, read: { since: string; target_namespace: string; thread: string | null }): void {
+    if (accountId !== null) this.reads.set(accountId, { ...read, at: this.deps.now() });
+  }
+
+  lastRead(accountId: string): { at: number; since: string; target_namespace: string; thread: string | null } | undefined {
+    return this.reads.get(accountId);
+  }
+  // ---- end relay mailbox ----
 
   constructor(
     private readonly deps: Pick<HandshakeDeps, 'log' | 'credentials' | 'logger' | 'now'>,

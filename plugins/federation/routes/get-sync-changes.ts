@@ -52,6 +52,9 @@ export const getSyncChanges = defineRoute({
     const lastEventId = feed === 'continuous' ? headers['last-event-id'] : undefined;
     const since = lastEventId ?? query.since ?? '';
     const after = decodeFeedCursor(since);
+    // ---- relay mailbox (issue 35): a read by a pair's peer is direct delivery; the relay sender deposits only for silent peers ----
+    contact.noteRead(serviceAccountOf(caller), { since, target_namespace: target, thread: query.thread ?? null });
+    // ---- end relay mailbox ----
     const request = { caller, since, after, limit: query.limit ?? CHANGES_DEFAULT_LIMIT, targetNamespace: target, ...(query.thread ? { thread: query.thread } : {}) };
     if (feed === 'continuous') {
       if (!covers(caller.scopes, 'federation:subscribe')) throw new LoomError('SCOPE_FORBIDDEN', 'feed=continuous needs the federation:subscribe scope');
