@@ -60,12 +60,14 @@ async function heldTokens(instance: Instance): Promise<Record<string, string>> {
   return JSON.parse(await readFile(join(instance.process.dataDir, 'plugins', 'federation', 'pair-secrets.json'), 'utf8'));
 }
 
-/** What a refused request must leave untouched on the responder: pairs, accounts. */
+/**
+ * What a refused request must leave untouched on the responder: the pairs it knows and the accounts. Not the
+ * pair fold's watermark: pairs made by earlier tests keep writing lifecycle records (a refresh, degraded).
+ */
 async function footprint(instance: Instance): Promise<string> {
-  const pairs = (await get(instance.process.url, '/v1/federation/pairs', bearer(instance.admin))).json.data.length;
-  const accounts = (await get(instance.process.url, '/v1/service-accounts', bearer(instance.admin))).json.data.length;
-  const fed = (await get(instance.process.url, '/v1/folds/federation_handshake_pairs', bearer(instance.admin))).json;
-  return JSON.stringify({ pairs, accounts, fed: fed.watermark ?? fed.value?.length });
+  const pairs = (await get(instance.process.url, '/v1/federation/pairs', bearer(instance.admin))).json.data.map((p: any) => p.pair_id).sort();
+  const accounts = (await get(instance.process.url, '/v1/service-accounts', bearer(instance.admin))).json.data.map((a: any) => a.id).sort();
+  return JSON.stringify({ pairs, accounts });
 }
 
 describe('federation handshake between two loom processes', function () {
