@@ -20,8 +20,6 @@
  * Gated: peak RSS during the save ÷ RSS holding the state before it ≤ 1.5.
  */
 import { writeFileSync } from 'node:fs';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { createHash } from 'node:crypto';
 import type { Act } from '../core/records/acts.js';
 import type { LoomRecord } from '../core/records/record.js';
@@ -32,6 +30,7 @@ import { trustScores, trustSummary } from '../plugins/trust/trust-rows.js';
 import { emptyTrustState, type TrustState } from '../plugins/trust/trust-state.js';
 import { currentRssMb, fmt, log, main, makeTempDir, peakRssMb, ratioCheck, removeTempDir, round, runPhaseInChild, scaled, seconds, type Check } from './support/harness.js';
 import { actorDid, threadId } from './support/records.js';
+import { collectGarbage, unit, verdictWord } from './support/verdicts.js';
 
 const VERDICTS = scaled(10_000_000, 20_000);
 const VERDICTS_PER_TASK = 4;
@@ -43,11 +42,6 @@ const DOMAINS = ['code', 'docs', 'ops', 'design', 'security', 'data', 'infra', '
 const TARGET = 1.5;
 const HEAP_MB = 20_000;
 
-function collectGarbage(): void {
-  setFlagsFromString('--expose-gc');
-  (runInNewContext('gc') as () => void)();
-}
-
 /** Resets VmHWM (peak RSS) to the current RSS, where the kernel allows it. */
 function resetPeakRss(): boolean {
   try {
@@ -56,22 +50,6 @@ function resetPeakRss(): boolean {
   } catch {
     return false;
   }
-}
-
-function unit(i: number, k: number): number {
-  let h = Math.imul(i ^ 0x9e3779b9, 0x85ebca6b) ^ Math.imul(k + 1, 0xc2b2ae35);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0x27d4eb2f);
-  h ^= h >>> 16;
-  return (h >>> 0) / 4294967296;
-}
-
-function word(r: number): string {
-  if (r < 0.6) return 'accept';
-  if (r < 0.75) return 'approved';
-  if (r < 0.9) return 'reject';
-  if (r < 0.95) return 'timeout';
-  return 'needs_changes';
 }
 
 let sequence = 0;
@@ -94,7 +72,7 @@ function applyTask(state: TrustState, i: number, at: number): TrustState {
   const count = Math.min(VERDICTS_PER_TASK, VERDICTS - i * VERDICTS_PER_TASK);
   for (let k = 0; k < count; k++) {
     const reviewer = actorDid(`reviewer-${(i + k * 13) % REVIEWERS}`);
-    const w = word(unit(i, k));
+    const w = verdictWord(unit(i, k));
     const body: Record<string, unknown> = { fulfills: claim, verdict: w };
     if (unit(i, k + 10) < 0.1) body['domain'] = DOMAINS[(i + 3) % DOMAINS.length]!;
     const verdict = apply(reviewer, 'KNOW', body, [claim], claim);

@@ -22,8 +22,6 @@
  * Also printed: verdicts/s, the state's size (heap, checkpoint bytes) and
  * the fold's statistics, checked against what was generated.
  */
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { ENGINE_WRITE } from '../core/engine/ingest.js';
 import { LoomEngine } from '../core/engine/loom-engine.js';
 import type { Act } from '../core/records/acts.js';
@@ -35,6 +33,7 @@ import { trustScores, trustSummary } from '../plugins/trust/trust-rows.js';
 import { emptyTrustState, type TrustState } from '../plugins/trust/trust-state.js';
 import { currentRssMb, fmt, log, main, makeTempDir, median, peakRssMb, ratioCheck, removeTempDir, round, runPhaseInChild, scaled, seconds, type Check } from './support/harness.js';
 import { actorDid, idOf, threadId, type RawInput } from './support/records.js';
+import { collectGarbage, unit, verdictWord } from './support/verdicts.js';
 
 const VERDICTS = scaled(1_000_000, 4_000);
 const VERDICTS_PER_TASK = 4;
@@ -48,29 +47,6 @@ const REPLAYS = 3;
 const PAGE = 5000;
 const TARGET = 1;
 const PHASE_TIMEOUT_MS = 60 * 60_000;
-
-/** A full collection on demand, so the state's retained size can be measured (the flag exposes gc to new contexts). */
-function collectGarbage(): void {
-  setFlagsFromString('--expose-gc');
-  (runInNewContext('gc') as () => void)();
-}
-
-/** Deterministic per (task, k) pseudo-random in [0, 1): the same log on every run. */
-function unit(i: number, k: number): number {
-  let h = Math.imul(i ^ 0x9e3779b9, 0x85ebca6b) ^ Math.imul(k + 1, 0xc2b2ae35);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0x27d4eb2f);
-  h ^= h >>> 16;
-  return (h >>> 0) / 4294967296;
-}
-
-function word(r: number): string {
-  if (r < 0.6) return 'accept';
-  if (r < 0.75) return 'approved';
-  if (r < 0.9) return 'reject';
-  if (r < 0.95) return 'timeout';
-  return 'needs_changes';
-}
 
 interface Expected {
   verdicts: number;
@@ -96,7 +72,7 @@ function taskRecords(i: number, expected: Expected): RawInput[] {
   const count = Math.min(VERDICTS_PER_TASK, VERDICTS - i * VERDICTS_PER_TASK);
   for (let k = 0; k < count; k++) {
     const reviewer = actorDid(`reviewer-${(i + k * 13) % REVIEWERS}`);
-    const w = word(unit(i, k));
+    const w = verdictWord(unit(i, k));
     const body: RawInput['body'] = { fulfills: claimId, verdict: w, summary: `review ${k} of task ${i}` };
     if (unit(i, k + 10) < 0.1) body['domain'] = DOMAINS[(i + 3) % DOMAINS.length]!;
     const verdict = make(reviewer, 'KNOW', body, 0, [claimId], claimId);

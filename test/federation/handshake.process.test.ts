@@ -10,25 +10,14 @@
 import { expect } from 'chai';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { bootstrapAdmin, bearer, createAccount, type Credential } from '../helpers/auth.js';
+import { bearer } from '../helpers/auth.js';
 import { get, newThread, request } from '../helpers/http-server.js';
-import { startLoomProcess, type LoomProcess } from '../helpers/loom-process.js';
+import { type LoomProcess } from '../helpers/loom-process.js';
 import { foreignInitiator } from './handshake-helpers.js';
 import { until } from '../helpers/until.js';
+import { type Instance, hasRecord, pairOn, recordWriter, startInstance } from './federated-instances.js';
 
-interface Instance {
-  process: LoomProcess;
-  admin: Credential;
-  writer: Credential;
-  did: string;
-}
-
-async function startInstance(dataDir?: string, admin?: Credential, writer?: Credential): Promise<Instance> {
-  const process = await startLoomProcess({ args: ['--federation'], ...(dataDir ? { dataDir } : {}) });
-  const a = admin ?? (await bootstrapAdmin(process.url));
-  const w = writer ?? (await createAccount(process.url, a, 'writer', ['records:write', 'records:read'], ['did:sync:agent:*']));
-  return { process, admin: a, writer: w, did: (await get(process.url, '/health')).json.instance_did };
-}
+const write = recordWriter('handshake');
 
 async function setPosture(instance: Instance, posture: string): Promise<void> {
   const answer = await request(instance.process.url, 'POST', '/v1/config/federation_pairing', { headers: bearer(instance.admin), json: { default_posture: posture } });
@@ -39,21 +28,6 @@ async function pair(from: Instance, to: Instance, mode = 'continuous') {
   return request(from.process.url, 'POST', '/v1/federation/pairs', { headers: bearer(from.admin), json: { url: to.process.url, mode } });
 }
 
-const pairOn = async (instance: Instance, id: string) => (await get(instance.process.url, `/v1/federation/pairs/${id}`, bearer(instance.admin))).json;
-
-
-let clock = 0;
-async function write(instance: Instance, thread: string): Promise<string> {
-  const actor = 'did:sync:agent:handshake';
-  const answer = await request(instance.process.url, 'POST', '/v1/records', {
-    headers: { ...bearer(instance.writer), 'x-service-actor': actor },
-    json: { thread, actor, act: 'DO', body: { n: clock }, clock: clock++, data_type: 'SCALAR', parents: [] },
-  });
-  expect(answer.status, answer.text).to.equal(201);
-  return answer.json.id;
-}
-
-const has = async (instance: Instance, id: string) => (await get(instance.process.url, `/v1/records/${id}`, bearer(instance.admin))).status === 200;
 
 /** The peer tokens an instance holds for its pairs (the 0600 file, as a hand-copied one is kept). */
 async function heldTokens(instance: Instance): Promise<Record<string, string>> {
@@ -116,8 +90,8 @@ describe('federation handshake between two loom processes', function () {
     const thread = newThread('handshake-both-ways');
     const fromA = await write(a, thread);
     const fromB = await write(b, newThread('handshake-b'));
-    await until('A → B', 20_000, () => has(b, fromA));
-    await until('B → A', 20_000, () => has(a, fromB));
+    await until('A → B', 20_000, () => hasRecord(b, fromA));
+    await until('B → A', 20_000, () => hasRecord(a, fromB));
   });
 
   it('pairs in < 1 s p95 over 20 runs', async () => {
@@ -236,12 +210,12 @@ describe('federation handshake between two loom processes', function () {
     const after = await write(a, newThread('after-revoke'));
     const afterB = await write(b, newThread('after-revoke-b'));
     await new Promise((resolve) => setTimeout(resolve, 1500));
-    expect(await has(b, after)).to.equal(false);
-    expect(await has(a, afterB)).to.equal(false);
+    expect(await hasRecord(b, after)).to.equal(false);
+    expect(await hasRecord(a, afterB)).to.equal(false);
 
     for (const instance of [a, b]) {
       await instance.process.stop();
-      const restarted = await startInstance(instance.process.dataDir, instance.admin, instance.writer);
+      const restarted = await startInstance({ dataDir: instance.process.dataDir, admin: instance.admin, writer: instance.writer });
       started.push(restarted.process);
       instance.process = restarted.process;
     }
@@ -253,7 +227,7 @@ describe('federation handshake between two loom processes', function () {
       expect((await get(instance.process.url, '/v1/sync/pairs', bearer(instance.admin))).json.data).to.have.length(0);
     }
     await new Promise((resolve) => setTimeout(resolve, 500));
-    expect(await has(b, after)).to.equal(false);
-    expect(await has(a, afterB)).to.equal(false);
+    expect(await hasRecord(b, after)).to.equal(false);
+    expect(await hasRecord(a, afterB)).to.equal(false);
   });
 });

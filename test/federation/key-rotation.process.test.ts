@@ -12,50 +12,21 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { bootstrapAdmin, bearer, createAccount, type Credential } from '../helpers/auth.js';
+import { bearer } from '../helpers/auth.js';
 import { runLoom } from '../helpers/cli-run.js';
 import { get, newThread, request } from '../helpers/http-server.js';
-import { startLoomProcess, type LoomProcess } from '../helpers/loom-process.js';
+import { type LoomProcess } from '../helpers/loom-process.js';
 import { until } from '../helpers/until.js';
 import { InstanceKey, signRecord } from '../../plugins/federation/index.js';
 import { signCanonical } from '../../plugins/federation/signing.js';
 import { computeRecordId } from '../../core/records/record-id.js';
 import { makeRecord } from '../../core/records/record.js';
+import { type Instance, pairOn, recordWriter, startInstance, threadIds } from './federated-instances.js';
 
-interface Instance {
-  process: LoomProcess;
-  admin: Credential;
-  writer: Credential;
-  did: string;
-}
+const write = recordWriter('keyrot');
 
 const OVERLAP_S = 6;
 
-async function startInstance(): Promise<Instance> {
-  const process = await startLoomProcess({ args: ['--federation'] });
-  const admin = await bootstrapAdmin(process.url);
-  const writer = await createAccount(process.url, admin, 'writer', ['records:write', 'records:read'], ['did:sync:agent:*']);
-  return { process, admin, writer, did: (await get(process.url, '/health')).json.instance_did };
-}
-
-let clock = 0;
-async function write(instance: Instance, thread: string): Promise<string> {
-  const actor = 'did:sync:agent:keyrot';
-  const answer = await request(instance.process.url, 'POST', '/v1/records', {
-    headers: { ...bearer(instance.writer), 'x-service-actor': actor },
-    json: { thread, actor, act: 'DO', body: { n: clock }, clock: clock++, data_type: 'SCALAR', parents: [] },
-  });
-  expect(answer.status, answer.text).to.equal(201);
-  return answer.json.id;
-}
-
-async function threadIds(instance: Instance, thread: string): Promise<string[]> {
-  const answer = await get(instance.process.url, `/v1/threads/${thread}/records?limit=1000`, bearer(instance.admin));
-  expect(answer.status, answer.text).to.equal(200);
-  return answer.json.data.map((r: { id: string }) => r.id);
-}
-
-const pairOn = async (instance: Instance, id: string) => (await get(instance.process.url, `/v1/federation/pairs/${id}`, bearer(instance.admin))).json;
 const statsOf = async (instance: Instance, syncPairId: string) => (await get(instance.process.url, `/v1/sync/pairs/${syncPairId}/stats`, bearer(instance.admin))).json;
 const pins = async (instance: Instance) => (await get(instance.process.url, '/v1/folds/federation_peer_keys', bearer(instance.admin))).json.value as Array<{ peer_did: string; key: string; previous: number }>;
 

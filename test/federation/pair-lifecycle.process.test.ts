@@ -10,50 +10,17 @@
 import { expect } from 'chai';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { bootstrapAdmin, bearer, createAccount, type Credential } from '../helpers/auth.js';
+import { bearer } from '../helpers/auth.js';
 import { get, newThread, request } from '../helpers/http-server.js';
-import { startLoomProcess, type LoomProcess } from '../helpers/loom-process.js';
+import { type LoomProcess } from '../helpers/loom-process.js';
 import { until } from '../helpers/until.js';
+import { type Instance, hasRecord, pairOn, recordWriter, startInstance, threadIds } from './federated-instances.js';
 
-interface Instance {
-  process: LoomProcess;
-  admin: Credential;
-  writer: Credential;
-  did: string;
-}
+const write = recordWriter('lifecycle');
 
 const INTERVAL_MS = 1_000;
 
-async function startInstance(existing?: Instance): Promise<Instance> {
-  const port = existing ? new URL(existing.process.url).port : '0';
-  const process = await startLoomProcess({ args: ['--federation', '--port', port], ...(existing ? { dataDir: existing.process.dataDir } : {}) });
-  const admin = existing?.admin ?? (await bootstrapAdmin(process.url));
-  const writer = existing?.writer ?? (await createAccount(process.url, admin, 'writer', ['records:write', 'records:read'], ['did:sync:agent:*']));
-  return { process, admin, writer, did: (await get(process.url, '/health')).json.instance_did };
-}
-
 const post = (instance: Instance, path: string, json?: unknown) => request(instance.process.url, 'POST', path, { headers: bearer(instance.admin), ...(json !== undefined ? { json } : {}) });
-const pairOn = async (instance: Instance, id: string) => (await get(instance.process.url, `/v1/federation/pairs/${id}`, bearer(instance.admin))).json;
-
-
-let clock = 0;
-async function write(instance: Instance, thread: string): Promise<string> {
-  const actor = 'did:sync:agent:lifecycle';
-  const answer = await request(instance.process.url, 'POST', '/v1/records', {
-    headers: { ...bearer(instance.writer), 'x-service-actor': actor },
-    json: { thread, actor, act: 'DO', body: { n: clock }, clock: clock++, data_type: 'SCALAR', parents: [] },
-  });
-  expect(answer.status, answer.text).to.equal(201);
-  return answer.json.id;
-}
-
-const has = async (instance: Instance, id: string) => (await get(instance.process.url, `/v1/records/${id}`, bearer(instance.admin))).status === 200;
-
-async function threadIds(instance: Instance, thread: string): Promise<string[]> {
-  const answer = await get(instance.process.url, `/v1/threads/${thread}/records?limit=1000`, bearer(instance.admin));
-  expect(answer.status, answer.text).to.equal(200);
-  return answer.json.data.map((r: { id: string }) => r.id);
-}
 
 describe('federation pair lifecycle between two loom processes', function () {
   this.timeout(180_000);
@@ -85,7 +52,7 @@ describe('federation pair lifecycle between two loom processes', function () {
     const thread = newThread('lifecycle');
     const before: string[] = [];
     for (let i = 0; i < 5; i++) before.push(await write(b, thread));
-    await until('the first records on A', 10_000, async () => (await Promise.all(before.map((id) => has(a, id)))).every(Boolean));
+    await until('the first records on A', 10_000, async () => (await Promise.all(before.map((id) => hasRecord(a, id)))).every(Boolean));
 
     await b.process.kill();
     const killedAt = Date.now();
@@ -109,14 +76,14 @@ describe('federation pair lifecycle between two loom processes', function () {
     const listed = (await get(a.process.url, '/v1/federation/pairs', bearer(a.admin))).json.data.find((p: { pair_id: string }) => p.pair_id === pairId);
     expect(listed).to.include({ state: 'degraded' });
 
-    b = await startInstance(b);
+    b = await startInstance({ existing: b, samePort: true });
     started.push(b.process);
     const restartedAt = Date.now();
     await until('active again', 10_000, async () => (await pairOn(a, pairId)).state === 'active');
     const recoverMs = Date.now() - restartedAt;
     const after: string[] = [];
     for (let i = 0; i < 5; i++) after.push(await write(b, thread));
-    await until('every record on A', 10_000, async () => (await Promise.all(after.map((id) => has(a, id)))).every(Boolean));
+    await until('every record on A', 10_000, async () => (await Promise.all(after.map((id) => hasRecord(a, id)))).every(Boolean));
     const ids = await threadIds(a, thread);
     expect(ids.length, '0 duplicated').to.equal(10);
     expect([...ids].sort(), '0 lost').to.deep.equal([...before, ...after].sort());
@@ -145,15 +112,15 @@ describe('federation pair lifecycle between two loom processes', function () {
       return pair.state === 'degraded' ? pair : null;
     });
     expect(there.last_error.message).to.contain('PAIR_PAUSED');
-    expect(await has(a, onB)).to.equal(false);
-    expect(await has(b, onA)).to.equal(false);
+    expect(await hasRecord(a, onB)).to.equal(false);
+    expect(await hasRecord(b, onA)).to.equal(false);
     // Idempotent.
     expect((await post(a, `/v1/federation/pairs/${pairId}/pause`)).json.state).to.equal('paused');
 
     const resumed = await post(a, `/v1/federation/pairs/${pairId}/resume`);
     expect(resumed.status, resumed.text).to.equal(200);
     expect(resumed.json.state).to.equal('active');
-    await until('both records across', 10_000, async () => (await has(a, onB)) && (await has(b, onA)));
+    await until('both records across', 10_000, async () => (await hasRecord(a, onB)) && (await hasRecord(b, onA)));
     await until('B active again', 5_000, async () => (await pairOn(b, pairId)).state === 'active');
   });
 
@@ -164,11 +131,11 @@ describe('federation pair lifecycle between two loom processes', function () {
     const thread = newThread('on-demand');
     const id = await write(b, thread);
     await new Promise((resolve) => setTimeout(resolve, 2.5 * INTERVAL_MS));
-    expect(await has(a, id), 'on-demand does not poll').to.equal(false);
+    expect(await hasRecord(a, id), 'on-demand does not poll').to.equal(false);
     const refreshed = await post(a, `/v1/federation/pairs/${pairId}/refresh`);
     expect(refreshed.status, refreshed.text).to.equal(200);
     expect(refreshed.json.manifest_changed).to.equal(false);
-    await until('the record after refresh', 5_000, () => has(a, id));
+    await until('the record after refresh', 5_000, () => hasRecord(a, id));
 
     const polling = await post(a, `/v1/federation/pairs/${pairId}/settings`, { mode: 'polling', poll_interval_ms: 2_000 });
     expect(polling.json).to.include({ mode: 'polling', poll_interval_ms: 2_000 });
@@ -197,7 +164,7 @@ describe('federation pair lifecycle between two loom processes', function () {
     await b.process.stop();
     const revoked = await post(a, `/v1/federation/pairs/${pairId}/revoke`, { reason: 'lifecycle test' });
     expect(revoked.json).to.include({ state: 'revoked', peer_notified: false });
-    b = await startInstance(b);
+    b = await startInstance({ existing: b, samePort: true });
     started.push(b.process);
     expect((await pairOn(b, pairId)).state).to.not.equal('revoked');
     const told = await post(a, `/v1/federation/pairs/${pairId}/notify-revoke`);

@@ -14,48 +14,12 @@
 import { expect } from 'chai';
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { bootstrapAdmin, bearer, createAccount, type Credential } from '../helpers/auth.js';
+import { seededRandom } from '../../storage/compliance/fixtures.js';
+import { bearer } from '../helpers/auth.js';
 import { get, newThread, request } from '../helpers/http-server.js';
-import { startLoomProcess, type LoomProcess } from '../helpers/loom-process.js';
+import { type Instance, hasRecord, recordWriter, startInstance } from './federated-instances.js';
 
-interface Instance {
-  process: LoomProcess;
-  admin: Credential;
-  writer: Credential;
-  did: string;
-}
-
-/** mulberry32: small, seedable, good enough to pick schedules. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-async function startInstance(): Promise<Instance> {
-  const process = await startLoomProcess({ args: ['--federation'] });
-  const admin = await bootstrapAdmin(process.url);
-  const writer = await createAccount(process.url, admin, 'writer', ['records:write', 'records:read'], ['did:sync:agent:*']);
-  return { process, admin, writer, did: (await get(process.url, '/health')).json.instance_did };
-}
-
-let clock = 0;
-async function write(instance: Instance, thread: string): Promise<string> {
-  const actor = 'did:sync:agent:interleaving';
-  const answer = await request(instance.process.url, 'POST', '/v1/records', {
-    headers: { ...bearer(instance.writer), 'x-service-actor': actor },
-    json: { thread, actor, act: 'DO', body: { n: clock }, clock: clock++, data_type: 'SCALAR', parents: [] },
-  });
-  expect(answer.status, answer.text).to.equal(201);
-  return answer.json.id;
-}
-
-const has = async (instance: Instance, id: string) => (await get(instance.process.url, `/v1/records/${id}`, bearer(instance.admin))).status === 200;
+const write = recordWriter('interleaving');
 
 async function heldToken(instance: Instance, syncPair: string): Promise<string> {
   const held = JSON.parse(await readFile(join(instance.process.dataDir, 'plugins', 'federation', 'pair-secrets.json'), 'utf8')) as Record<string, string>;
@@ -86,7 +50,7 @@ describe('federation revocation over random interleavings (issue 35, goal 2)', f
   });
 
   it(`holds for ${SCENARIOS} random schedules (seed ${seed})`, async () => {
-    const next = random(seed);
+    const next = seededRandom(seed);
     const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)]!;
     for (let scenario = 0; scenario < SCENARIOS; scenario++) {
       const context = `seed ${seed}, scenario ${scenario}`;
@@ -102,7 +66,7 @@ describe('federation revocation over random interleavings (issue 35, goal 2)', f
         // The pair is live before the schedule: a record crosses (so a record not crossing later is the revocation's doing).
         const live = await write(a, thread.a);
         const deadline = Date.now() + 10_000;
-        while (!(await has(b, live))) {
+        while (!(await hasRecord(b, live))) {
           expect(Date.now() < deadline, `${context}: the pair never replicated`).to.equal(true);
           await new Promise((resolve) => setTimeout(resolve, 25));
         }
@@ -168,7 +132,7 @@ describe('federation revocation over random interleavings (issue 35, goal 2)', f
       for (const on of [a, b]) await request(on.process.url, 'POST', `/v1/sync/pairs/${syncPair}/kick`, { headers: bearer(on.admin) });
       await new Promise((resolve) => setTimeout(resolve, 700));
 
-      for (const { id: recordId, peer } of after) expect(await has(peer, recordId), `${context}: ${recordId} crossed after the revocation`).to.equal(false);
+      for (const { id: recordId, peer } of after) expect(await hasRecord(peer, recordId), `${context}: ${recordId} crossed after the revocation`).to.equal(false);
       for (const on of [a, b]) {
         const pair = (await get(on.process.url, `/v1/federation/pairs/${id}`, bearer(on.admin))).json;
         expect(pair.state, `${context}: state on ${on === a ? 'A' : 'B'}`).to.equal('revoked');
