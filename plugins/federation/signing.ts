@@ -10,7 +10,8 @@ export interface Signer {
   sign(message: Uint8Array): Uint8Array;
 }
 
-const BASE64_SIGNATURE = /^[A-Za-z0-9+/]{86}==$/;
+/** 64 bytes in canonical base64: the last character before the padding carries 2 bits, the 4 below them zero (another letter decodes to the same bytes). */
+const BASE64_SIGNATURE = /^[A-Za-z0-9+/]{85}[AQgw]==$/;
 
 export function signCanonical(key: Pick<Signer, 'sign'>, value: object): string {
   return Buffer.from(key.sign(Buffer.from(canonicalJson(value), 'utf8'))).toString('base64');

@@ -33,6 +33,8 @@ function wrongValue(schema: Record<string, unknown>): unknown {
 /** A plausible value, so that the other required fields are present and the field under test is the one refused. */
 function plausible(schema: Record<string, unknown>): unknown {
   if ('const' in schema) return schema['const'];
+  // A patterned string (a URL, a DID) says what fits through its examples.
+  if (Array.isArray(schema['examples'])) return schema['examples'][0];
   if (Array.isArray(schema['enum'])) return schema['enum'][0];
   if (Array.isArray(schema['anyOf'])) return plausible(schema['anyOf'][0] as Record<string, unknown>);
   switch (schema['type']) {

@@ -41,7 +41,7 @@ export const FRAGMENT_PATTERN = /^[a-z][a-z0-9_-]{0,31}$/;
 export const SERVICE_TYPE_PATTERN = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
 const ENDPOINT_PATTERN = /^https?:\/\/[!-~]{1,500}$/;
 /** Standard base64 of 64 bytes; canonical (the unused low bits of the last character zero) is checked by re-encoding. */
-const SIGNATURE_PATTERN = /^[A-Za-z0-9+/]{86}==$/;
+const SIGNATURE_PATTERN = /^[A-Za-z0-9+/]{85}[AQgw]==$/;
 
 export interface ServiceEntry {
   readonly type: string;

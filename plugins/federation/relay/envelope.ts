@@ -26,7 +26,7 @@ import { acceptableKeys, descendsFrom, KeyChainError, parseKeyChain, type KeyCha
 
 export const ENVELOPE_OBJECT = 'mailbox_envelope.v1';
 export const ENVELOPE_ID_PATTERN = /^menv_[0-9a-f]{64}$/;
-const BASE64_SIGNATURE = /^[A-Za-z0-9+/]{86}==$/;
+const BASE64_SIGNATURE = /^[A-Za-z0-9+/]{85}[AQgw]==$/;
 
 export interface MailboxEnvelope {
   readonly object: typeof ENVELOPE_OBJECT;

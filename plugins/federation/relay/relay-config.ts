@@ -24,8 +24,8 @@ export const relayTopic = defineConfigTopic({
     'it polls its own mailbox there every poll_interval_ms (default 30000).',
   schema: Type.Object(
     {
-      url: Type.String({ pattern: '^https?://[^\\s/]+(/[^\\s]*)?$', maxLength: 2048 }),
-      for_pair: Type.String({ pattern: '^(all|did:[a-z0-9]+:[A-Za-z0-9._:%-]+)$', maxLength: 256 }),
+      url: Type.String({ pattern: '^https?://[^\\s/]+(/[^\\s]*)?$', maxLength: 2048, examples: ['https://relay.example.org'] }),
+      for_pair: Type.String({ pattern: '^(all|did:[a-z0-9]+:[A-Za-z0-9._:%-]+)$', maxLength: 256, examples: ['all'] }),
       enabled: Type.Optional(Type.Boolean()),
       silence_ms: Type.Optional(Type.Integer({ minimum: 100, maximum: 30 * 86_400_000 })),
       poll_interval_ms: Type.Optional(Type.Integer({ minimum: 50, maximum: 86_400_000 })),

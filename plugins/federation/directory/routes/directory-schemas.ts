@@ -10,7 +10,7 @@ import { HANDLE_PATTERN, MAX_ROTATION_KEYS, MAX_SERVICES, MAX_VERIFICATION_METHO
 
 const DidKey = Type.String({ pattern: '^did:key:z', description: 'An Ed25519 did:key.' });
 const Hash = Type.String({ pattern: '^[0-9a-f]{64}$', description: 'SHA-256 (64 hex) of an operation\'s canonical JSON.' });
-const Sig = Type.String({ pattern: '^[A-Za-z0-9+/]{86}==$', description: 'Ed25519 over the canonical JSON of the operation without sig, by a current rotation key; canonical standard base64.' });
+const Sig = Type.String({ pattern: '^[A-Za-z0-9+/]{85}[AQgw]==$', description: 'Ed25519 over the canonical JSON of the operation without sig, by a current rotation key; canonical standard base64.' });
 
 export const SyncOpSchema = Type.Object(
   {
