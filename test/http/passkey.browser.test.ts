@@ -96,12 +96,16 @@ const inPage = async (ceremony: Ceremony): Promise<Registration | Assertion> => 
   };
 };
 
-/** A COSE public key (base64url) as the JWK fields node:crypto exports for the same key: OKP Ed25519 or EC2 P-256. */
-function coseAsJwk(cose: string): { kty: string; crv: string; x: string; y?: string } {
+/**
+ * A COSE public key (base64url) as the JWK fields node:crypto exports for the same key: OKP Ed25519, EC2 P-256,
+ * or AKP ML-DSA (Node 24's crypto has ML-DSA, so @simplewebauthn offers it and Chromium's authenticator takes it).
+ */
+function coseAsJwk(cose: string): { kty: string; crv?: string; x?: string; y?: string; pub?: string } {
   const key = decodeCredentialPublicKey(new Uint8Array(Buffer.from(cose, 'base64url'))) as unknown as Map<number, unknown>;
   const coordinate = (label: number) => Buffer.from(key.get(label) as Uint8Array).toString('base64url');
   if (key.get(1) === 1 && key.get(-1) === 6) return { kty: 'OKP', crv: 'Ed25519', x: coordinate(-2) };
   if (key.get(1) === 2 && key.get(-1) === 1) return { kty: 'EC', crv: 'P-256', x: coordinate(-2), y: coordinate(-3) };
+  if (key.get(1) === 7) return { kty: 'AKP', pub: coordinate(-1) };
   throw new Error(`unexpected COSE key: kty ${String(key.get(1))}, crv ${String(key.get(-1))}`);
 }
 
@@ -270,7 +274,9 @@ describe('passkeys in Chromium with a virtual authenticator (HTTP)', function ()
     // Chromium's virtual authenticator takes the first algorithm offered that it supports (Ed25519 when
     // the options offer -8 before -7), so compare the keys whatever their type.
     const heldKey = createPublicKey(createPrivateKey({ key: Buffer.from(held.privateKey, 'base64'), format: 'der', type: 'pkcs8' })).export({ format: 'jwk' });
-    expect(coseAsJwk(stored.public_key)).to.deep.equal({ kty: heldKey.kty, crv: heldKey.crv, x: heldKey.x, ...(heldKey.y !== undefined ? { y: heldKey.y } : {}) });
+    const held_ = heldKey as { kty?: string; crv?: string; x?: string; y?: string; pub?: string };
+    const expected = held_.kty === 'AKP' ? { kty: 'AKP', pub: held_.pub } : { kty: held_.kty, crv: held_.crv, x: held_.x, ...(held_.y !== undefined ? { y: held_.y } : {}) };
+    expect(coseAsJwk(stored.public_key)).to.deep.equal(expected);
   });
 
   it('re-credentials with a passkey assertion; replaying it is refused exactly like an unknown principal', async () => {
