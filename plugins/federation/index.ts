@@ -23,8 +23,8 @@ import type { JsonObject } from '../../core/records/json.js';
 import { EngineStatusToken } from '../../core/engine/engine-status.js';
 import { definePlugin } from '../../core/plugin/plugin.js';
 import { ServerInfo } from '../../core/server/server-info.js';
-import { LocalRecords, LocalRecordsToken } from './local-records.js';
-import { TH_ACTOR_REGISTRY, TH_CONSENT, TH_FEDERATION_PAIRS } from '../../core/records/reserved-threads.js';
+import { INSTANCE_LOCAL_THREADS, LocalRecords, LocalRecordsToken } from './local-records.js';
+import { TH_CONSENT, TH_FEDERATION_PAIRS } from '../../core/records/reserved-threads.js';
 import { RecordStore } from '../../storage/contract/record-store.js';
 import type { AnyRouteDecl } from '../../core/plugin/route.js';
 import { ChangesFeed } from './changes-feed.js';
@@ -155,7 +155,7 @@ export function createFederationPlugin(hooks: FederationHooks) {
       const files = pairKeeping(scope.container, scope.dataDir, key);
       // The member registry is this instance's own too: a peer's definitions would name its owners, and the
       // receiving registry gate refuses them (a served one would stop the pair). Other plugins add theirs.
-      const localThreads = new LocalRecords([TH_CONSENT, TH_FEDERATION_PAIRS, TH_ACTOR_REGISTRY]);
+      const localThreads = new LocalRecords(INSTANCE_LOCAL_THREADS);
       scope.expose(LocalRecordsToken, localThreads);
       const feed = new ChangesFeed({
         reader,
@@ -166,7 +166,7 @@ export function createFederationPlugin(hooks: FederationHooks) {
         localThreads,
         now,
       });
-      const receiver = new RecordReceiver({ ingestor, origins, now });
+      const receiver = new RecordReceiver({ ingestor, origins, now, instanceLocal: (record) => localThreads.hasThread(record.thread) });
       // The peers' keys in force: pinned per peer DID by a fold, followed through countersigned rotations (keys/).
       const peerKeyTable = scope.fold(peerKeysFold);
       let pinWriter: (body: Record<string, unknown>) => Promise<void> = async () => {

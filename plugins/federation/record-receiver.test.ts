@@ -1,9 +1,11 @@
 import { expect } from 'chai';
 import { SYSTEM } from '../../core/access/caller.js';
 import { rec, startTestEngine, TH_A, type TestEngine } from '../../test/helpers/test-engine.js';
-import { TH_NAMESPACE_REGISTRY } from '../../core/records/reserved-threads.js';
+import { TH_ENGINE_CONFIG, TH_NAMESPACE_REGISTRY } from '../../core/records/reserved-threads.js';
 import type { LoomRecord } from '../../core/records/record.js';
 import { MemoryOriginStore } from './origin-store.js';
+import { computeRecordId } from '../../core/records/record-id.js';
+import { INSTANCE_LOCAL_THREADS, LocalRecords } from './local-records.js';
 import { RecordReceiver } from './record-receiver.js';
 
 describe('RecordReceiver', () => {
@@ -52,5 +54,22 @@ describe('RecordReceiver', () => {
     const outcome = await receiver.receive([forged, malformed], context, source);
     expect(outcome.refused.map((r) => r.code)).to.deep.equal(['INVALID_SHAPE', 'INVALID_SHAPE']);
     expect(outcome.tampered).to.deep.equal([id]);
+  });
+
+  it("skips a peer's records on this instance's own threads (its configuration): not stored, indexes still the input's", async () => {
+    const local = new LocalRecords(INSTANCE_LOCAL_THREADS);
+    const guarded = new RecordReceiver({ ingestor: t.engine.ingestor, origins: new MemoryOriginStore(), now: Date.now, instanceLocal: (r) => local.hasThread(r.thread) });
+    const fields = rec({ thread: TH_ENGINE_CONFIG, act: 'LEARN', actor: 'did:sync:user:peer-admin', clock: 0, body: { topic: 'federation.relay', value: { url: 'http://peer.example', for_pair: 'all' } } });
+    const config = { ...fields, id: computeRecordId({ ...fields, parents: fields.parents ?? [] } as never) };
+    const records = [rec({ clock: 0, body: { n: 1 } }), config, { ...rec({ clock: 1, body: { n: 2 } }), extra: true }, rec({ clock: 2, body: { n: 3 } })] as unknown as LoomRecord[];
+    const outcome = await guarded.receive(records, context, source, { stopAtRefusal: true });
+    expect(outcome.skipped).to.deep.equal([config.id]);
+    expect(outcome.acceptedIndexes).to.deep.equal([0]);
+    expect(outcome.stoppedAt).to.equal(2);
+    expect((await t.engine.store.listByThread(TH_ENGINE_CONFIG, { after: 0, limit: 10 })).items).to.deep.equal([]);
+    // The same record written locally (not from a peer) is not this receiver's business: core and the gates decide.
+    const own = await guarded.receive([config as unknown as LoomRecord], { caller: SYSTEM, via: 'api' as const }, null);
+    expect(own.skipped).to.deep.equal([]);
+    expect(own.accepted).to.deep.equal([config.id]);
   });
 });

@@ -20,6 +20,8 @@ export interface ReceiveOutcome {
   readonly deduplicated: string[];
   readonly conflicts: Array<{ id: string; existing_id: string }>;
   readonly refused: Array<{ id: string; code: string; message: string }>;
+  /** Records on this instance's own threads (its configuration, pairs, registry): never stored from a peer (local-records.ts). */
+  readonly skipped: string[];
   /** Of the refused, the claimed ids whose content does not hash to them (tampered in transit, or forged). */
   readonly tampered: string[];
   /** Index (into the input) of each accepted record, for latency accounting. */
@@ -51,11 +53,43 @@ function refuse(outcome: ReceiveOutcome, id: string, error: LoomError): void {
 }
 
 export class RecordReceiver {
-  constructor(private readonly deps: { ingestor: Ingestor; origins: OriginStore; now: () => number }) {}
+  constructor(
+    private readonly deps: {
+      ingestor: Ingestor;
+      origins: OriginStore;
+      now: () => number;
+      /** Records that describe this instance alone: a peer's are skipped, not stored (a peer's configuration is not this one's). */
+      instanceLocal?: (record: LoomRecord) => boolean;
+    },
+  ) {}
 
   /** `source` null: ordinary writes (unsigned pushes), no origin kept. */
   async receive(records: readonly LoomRecord[], context: IngestContext, source: Omit<RecordOrigin, 'received_at'> | null, options: ReceiveOptions = {}): Promise<ReceiveOutcome> {
-    const outcome: ReceiveOutcome = { accepted: [], deduplicated: [], conflicts: [], refused: [], tampered: [], acceptedIndexes: [], stoppedAt: null };
+    const local = this.deps.instanceLocal;
+    const isLocal = (record: LoomRecord) => local !== undefined && record !== null && typeof record === 'object' && local(record);
+    if (context.via !== 'federation' || !records.some(isLocal)) return this.store(records, context, source, options);
+    // Skipped records leave no gap a pull must wait on: the indexes the outcome names are the input's.
+    const kept: LoomRecord[] = [];
+    const inputIndex: number[] = [];
+    const skipped: string[] = [];
+    records.forEach((record, i) => {
+      if (isLocal(record)) skipped.push(typeof record.id === 'string' ? record.id : '');
+      else {
+        kept.push(record);
+        inputIndex.push(i);
+      }
+    });
+    const outcome = await this.store(kept, context, source, options);
+    return {
+      ...outcome,
+      skipped,
+      acceptedIndexes: outcome.acceptedIndexes.map((i) => inputIndex[i]!),
+      stoppedAt: outcome.stoppedAt === null ? null : inputIndex[outcome.stoppedAt]!,
+    };
+  }
+
+  private async store(records: readonly LoomRecord[], context: IngestContext, source: Omit<RecordOrigin, 'received_at'> | null, options: ReceiveOptions): Promise<ReceiveOutcome> {
+    const outcome: ReceiveOutcome = { accepted: [], deduplicated: [], conflicts: [], refused: [], tampered: [], skipped: [], acceptedIndexes: [], stoppedAt: null };
     if (records.length === 0) return outcome;
     if (!options.stopAtRefusal) {
       await this.settle(outcome, records, 0, await this.deps.ingestor.ingestMany(context, records), context, source);

@@ -119,6 +119,16 @@ describe('federation over HTTP', function () {
       expectEnvelope(await get(server.url, '/v1/sync/changes?limit=lots'), 400, 'INVALID_SHAPE');
     });
 
+    it("never serves this instance's configuration: a peer that stored it would take it for its own", async () => {
+      const written = await postJson(server.url, '/v1/config/federation.relay', { url: 'http://relay.example', for_pair: 'all', poll_interval_ms: 200 });
+      expect(written.status, written.text).to.equal(201);
+      expect((await drain(server.url, '&thread=th_engine_config')).entries).to.deep.equal([]);
+      const everything = await drain(server.url, '');
+      expect(everything.entries.filter((e: any) => ['th_engine_config', 'th_fleet_control', 'th_instance_registry'].includes(e.record.thread))).to.deep.equal([]);
+      const byId = await postJson(server.url, '/v1/sync/records', { ids: [written.json.id] });
+      expect(byId.json.missing).to.have.length(1);
+    });
+
     it('never serves the member registry or members\' memories: they are the instance\'s own', async () => {
       const defined = await postJson(server.url, '/v1/actors/define', { label: 'local only', work_loop: { model: 'gpt-5' } });
       expect(defined.status, defined.text).to.equal(201);

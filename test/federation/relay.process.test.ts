@@ -130,6 +130,9 @@ describe('relay mailbox between three loom processes (sender, relay, receiver)',
     const pair = (await get(v.process.url, '/v1/federation/pairs', bearer(v.admin))).json.data[0];
     expect(pair.retries).to.be.greaterThan(0);
     expect(received.envelopes_rejected).to.equal(0);
+    // S's own relay record came with its log but is not V's: V still polls at its own interval.
+    const vRelay = (await get(v.process.url, '/v1/config/federation.relay', bearer(v.admin))).json;
+    expect(vRelay.value.all).to.include({ url: r.process.url, poll_interval_ms: 200 });
     expect((await relayStatus(v)).rejected).to.deep.equal([]);
     // V's own pull cursor moved with the envelopes to S's source cursor: its next direct pull resumes after them.
     const syncPairs = (await get(v.process.url, '/v1/sync/pairs', bearer(v.admin))).json;

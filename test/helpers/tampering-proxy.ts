@@ -34,5 +34,13 @@ export async function tamperingProxy(target: string, path: string, alter: (answe
   });
   await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
   const address = proxy.address() as { port: number };
-  return { url: `http://127.0.0.1:${address.port}`, close: () => new Promise<void>((resolve) => proxy.close(() => resolve())) };
+  return { url: `http://127.0.0.1:${address.port}`, close: () =>
+      new Promise<void>((resolve) => {
+        proxy.close(() => resolve());
+        // close() alone waits for open keep-alive connections (on Node 24 the
+        // pair's polling connection stays open and close never returned):
+        // closing the proxy is meant to cut the peer off at once.
+        proxy.closeAllConnections();
+      }),
+  };
 }

@@ -85,7 +85,8 @@ interface Delivered {
 
 export class RelayInbox {
   private readonly states = new Map<string, InboxState>();
-  private readonly dueAt = new Map<string, number>();
+  /** When each relay was last polled; due again after the interval in force now (a shortened interval applies at once). */
+  private readonly polledAt = new Map<string, number>();
   private rejected: RejectedEnvelope[] = [];
   private loaded = false;
 
@@ -112,8 +113,8 @@ export class RelayInbox {
     for (const relay of this.deps.settings.relays()) urls.set(relay.url, Math.min(urls.get(relay.url) ?? Infinity, relay.poll_interval_ms));
     for (const [url, interval] of urls) {
       const now = this.deps.now();
-      if ((this.dueAt.get(url) ?? 0) > now) continue;
-      this.dueAt.set(url, now + interval);
+      if (now - (this.polledAt.get(url) ?? -Infinity) < interval) continue;
+      this.polledAt.set(url, now);
       const state = this.stateOf(url);
       try {
         await this.drain(url, state);

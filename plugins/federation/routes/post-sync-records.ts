@@ -86,6 +86,8 @@ export const postSyncRecords = defineRoute({
       result.deduplicated.push(...outcome.deduplicated);
       result.conflicts.push(...outcome.conflicts);
       result.refused.push(...outcome.refused);
+      // A peer's records on this instance's own threads (configuration, pairs, registry) are not stored: the pusher hears so.
+      for (const id of outcome.skipped) result.refused.push({ id, code: 'FORBIDDEN', message: 'the record is on a thread that describes the receiving instance alone (its configuration, pairs or registry); a peer\'s is not stored' });
     };
     // Records signed by one instance are stored with it as their origin; a batch may relay several signers.
     const bySigner = new Map<string, LoomRecord[]>();
