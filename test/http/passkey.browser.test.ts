@@ -25,6 +25,7 @@ import { RECREDENTIAL_REFUSED_MESSAGE } from '../../plugins/auth/recredential-do
 import { bearer, bootstrapAdmin, type Credential } from '../helpers/auth.js';
 import { expectEnvelope, get, request, startServer, type StartedServer } from '../helpers/http-server.js';
 import { clusterOrSkip, freshDatabase } from '../helpers/postgres-test-support.js';
+import { inPage, type Assertion, type Ceremony, type Registration } from '../helpers/webauthn-page.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const ALICE = 'did:sync:user:alice';
@@ -32,69 +33,6 @@ const ALICE = 'did:sync:user:alice';
 const DOOR_REFILL_MS = 5_100;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-interface Registration {
-  readonly credential_id: string;
-  readonly client_data_json: string;
-  readonly attestation_object: string;
-  readonly transports: string[];
-}
-
-interface Assertion {
-  readonly credential_id: string;
-  readonly client_data_json: string;
-  readonly authenticator_data: string;
-  readonly signature: string;
-  readonly user_handle?: string;
-}
-
-type Ceremony = { op: 'create'; options: any } | { op: 'get'; challenge: string; rpId: string };
-
-/**
- * Runs in the page (serialised by playwright, so it may use nothing from this
- * module): decodes the base64url fields WebAuthn wants as buffers, runs the
- * ceremony, and answers every buffer base64url-encoded.
- */
-const inPage = async (ceremony: Ceremony): Promise<Registration | Assertion> => {
-  const toBuffer = (text: string): ArrayBuffer => {
-    const binary = atob(text.replace(/-/g, '+').replace(/_/g, '/') + '==='.slice((text.length + 3) % 4));
-    const bytes = new Uint8Array(binary.length);
-    for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
-    return bytes.buffer;
-  };
-  const toText = (buffer: ArrayBuffer): string => {
-    let binary = '';
-    for (const byte of new Uint8Array(buffer)) binary += String.fromCharCode(byte);
-    return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
-  };
-  const credentials = (globalThis as any).navigator.credentials;
-  if (ceremony.op === 'create') {
-    const options = ceremony.options;
-    const publicKey = {
-      ...options,
-      challenge: toBuffer(options.challenge),
-      user: { ...options.user, id: toBuffer(options.user.id) },
-      excludeCredentials: (options.excludeCredentials ?? []).map((c: any) => ({ ...c, id: toBuffer(c.id) })),
-    };
-    const credential = await credentials.create({ publicKey });
-    return {
-      credential_id: toText(credential.rawId),
-      client_data_json: toText(credential.response.clientDataJSON),
-      attestation_object: toText(credential.response.attestationObject),
-      transports: credential.response.getTransports?.() ?? [],
-    };
-  }
-  const credential = await credentials.get({
-    publicKey: { challenge: toBuffer(ceremony.challenge), rpId: ceremony.rpId, allowCredentials: [], userVerification: 'preferred' },
-  });
-  return {
-    credential_id: toText(credential.rawId),
-    client_data_json: toText(credential.response.clientDataJSON),
-    authenticator_data: toText(credential.response.authenticatorData),
-    signature: toText(credential.response.signature),
-    ...(credential.response.userHandle ? { user_handle: toText(credential.response.userHandle) } : {}),
-  };
-};
 
 /**
  * A COSE public key (base64url) as the JWK fields node:crypto exports for the same key: OKP Ed25519, EC2 P-256,
