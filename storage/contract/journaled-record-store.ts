@@ -67,6 +67,7 @@ export abstract class JournaledRecordStore extends RecordStoreFacade {
   private journal: IngestJournal | null = null;
   private readonly tail = new UnappliedTail();
   private slots = new SlotKnowledge();
+  private seeding: Promise<void> = Promise.resolve();
   /** Highest sequence acknowledged (journaled or applied). */
   private head = 0;
   /** Highest sequence the driver has committed. */
@@ -95,7 +96,8 @@ export abstract class JournaledRecordStore extends RecordStoreFacade {
       if (this.journalSettings) await this.recoverJournal(this.journalSettings);
       this.slots = new SlotKnowledge();
       const pairs = this._slotPairs();
-      if (pairs) await this.slots.seed(pairs, this.head);
+      // In the background: appends do not need the filter to be right, only to be fast (slot-knowledge.ts).
+      if (pairs) this.seeding = this.slots.seed(pairs, this.head).catch(() => undefined);
     } catch (error) {
       await this.journal?.close().catch(() => undefined);
       this.journal = null;
@@ -137,6 +139,8 @@ export abstract class JournaledRecordStore extends RecordStoreFacade {
   }
 
   protected override async finishWrites(): Promise<void> {
+    this.slots.stopSeeding();
+    await this.seeding;
     this.checkGathering();
     await super.finishWrites();
     if (this.journal) await this.drainApplier();

@@ -45,6 +45,36 @@ describe('SlotKnowledge', () => {
     expect(knowledge.certainlyFree(record(actors[0]!, threads[0]!, 10), key)).to.equal(true);
   });
 
+  it('while seeding (in the background of a start), calls nothing free by the filter, and keeps the pairs accepted meanwhile', async () => {
+    const knowledge = new SlotKnowledge();
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const stored = record(actors[0]!, threads[0]!, 1);
+    async function* slowKeys(): AsyncIterable<string> {
+      yield exactPairKey(stored);
+      await gate;
+    }
+    const seeding = knowledge.seed(slowKeys(), 1);
+    const unseen = record(actors[2]!, threads[2]!, 0);
+    expect(knowledge.certainlyFree(unseen, exactPairKey(unseen))).to.equal(false);
+    // Accepted while the filter is incomplete: the driver found it free, so no ceiling is guessed.
+    const during = record(actors[1]!, threads[1]!, 7);
+    knowledge.noteAccepted(during, exactPairKey(during), false);
+    release();
+    await seeding;
+    expect(knowledge.certainlyFree(record(actors[1]!, threads[1]!, 0), exactPairKey(during))).to.equal(false);
+    expect(knowledge.certainlyFree(record(actors[0]!, threads[0]!, 0), exactPairKey(stored))).to.equal(false);
+    expect(knowledge.certainlyFree(unseen, exactPairKey(unseen))).to.equal(true);
+  });
+
+  it('a seeding stopped (the store closing) publishes no filter', async () => {
+    const knowledge = new SlotKnowledge();
+    knowledge.stopSeeding();
+    await knowledge.seed(keys(['a', 'b']), 2);
+    const r = record(actors[3]!, threads[3]!, 0);
+    expect(knowledge.certainlyFree(r, exactPairKey(r))).to.equal(false);
+  });
+
   it('does not guess a ceiling for a pair that existed before open', async () => {
     const old = record(actors[0]!, threads[0]!, 50);
     const knowledge = new SlotKnowledge();

@@ -71,14 +71,36 @@ class BloomFilter {
 
 export class SlotKnowledge {
   private readonly ceilings = new Map<string, number>();
-  /** Null when the driver cannot list its pairs: then only ceilings help. */
+  /** Null when the driver cannot list its pairs (then only ceilings help), and until seeding finishes. */
   private bloom: BloomFilter | null = null;
+  /** The filter being seeded: pairs accepted meanwhile go into it too, so it misses none once published. */
+  private growing: BloomFilter | null = null;
+  private stopped = false;
 
-  /** Seeds the filter with the pair key of every pair the driver holds (call once, on open). */
+  /**
+   * Seeds the filter with the pair key of every pair the driver holds (once,
+   * on open). It may run while appends go on: the filter answers only once
+   * complete (a log of a million records has some 400,000 pairs, which took
+   * a third of a second of a start), and until then every append asks the
+   * driver, as a store without a filter does.
+   */
   async seed(pairKeys: AsyncIterable<string>, count: number): Promise<void> {
     const bloom = new BloomFilter(Math.max(MIN_BLOOM_PAIRS, count * 2));
-    for await (const key of pairKeys) bloom.add(key);
-    this.bloom = bloom;
+    this.growing = bloom;
+    try {
+      for await (const key of pairKeys) {
+        if (this.stopped) return;
+        bloom.add(key);
+      }
+      this.bloom = bloom;
+    } finally {
+      this.growing = null;
+    }
+  }
+
+  /** Stops a seeding in progress at its next key (the store is closing). */
+  stopSeeding(): void {
+    this.stopped = true;
   }
 
   /** True when no stored or accepted record can hold this record's slot; `key` is its pair key. */
@@ -91,6 +113,7 @@ export class SlotKnowledge {
   /** Records accepted in this batch, in order, with what `certainlyFree` said of each before. */
   noteAccepted(record: LoomRecord, key: string, wasCertainlyFree: boolean): void {
     this.bloom?.add(key);
+    this.growing?.add(key);
     const ceiling = this.ceilings.get(key);
     if (ceiling !== undefined) {
       // Refresh its place in the recency order.
