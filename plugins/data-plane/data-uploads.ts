@@ -3,12 +3,14 @@
  * quota), chunks, abort, and completion (hash checks, the blob adopted before
  * the write record names it).
  */
+import { createReadStream } from 'node:fs';
 import type { Readable } from 'node:stream';
 import type { Caller } from '../../core/access/caller.js';
 import { token } from '../../core/di/token.js';
 import type { LogCriticalSection } from '../../core/engine/log-critical-section.js';
 import { LoomError } from '../../core/errors/loom-error.js';
-import type { BlobStore } from './blob-store.js';
+import type { BlobStore } from '../../storage/contract/blob-store.js';
+import { FilesystemBlobStore } from './filesystem-blob-store.js';
 import type { DataPlaneOptions } from './config.js';
 import { checkContentType } from './content-type.js';
 import { parseContentRange } from './content-range.js';
@@ -127,6 +129,13 @@ export class DataUploads {
     }
   }
 
+  /** The upload's bytes become the blob: renamed into a filesystem store, streamed into any other (hash checked again). */
+  private async adopt(uploadId: string, hash: string): Promise<'stored' | 'deduplicated'> {
+    const { blobs, store } = this.deps;
+    if (blobs instanceof FilesystemBlobStore) return blobs.adopt(store.dataPath(uploadId), hash);
+    return (await blobs.put(createReadStream(store.dataPath(uploadId), { highWaterMark: 1 << 20 }), hash)).outcome;
+  }
+
   private async completeSealed(caller: Caller, meta: UploadMeta, declaredHash: string | undefined) {
     const uploadId = meta.upload_id;
     const missing = missingChunks(meta);
@@ -147,7 +156,7 @@ export class DataUploads {
     let deduplicated = false;
     let adopted = false;
     // The collector leaves this content alone from before it is adopted (or found already stored) until the record naming it is written.
-    const release = this.deps.blobs.hold(hash);
+    const release = await this.deps.blobs.hold(hash);
     const record = await this.deps.changes.change(
       caller,
       meta.namespace,
@@ -161,14 +170,14 @@ export class DataUploads {
       },
       // The blob is in place before any record names it: a crash between the two leaves an unnamed blob, never a node without bytes.
       async () => {
-        deduplicated = (await this.deps.blobs.adopt(this.deps.store.dataPath(uploadId), hash)) === 'deduplicated';
+        deduplicated = (await this.adopt(uploadId, hash)) === 'deduplicated';
         adopted = true;
       },
     ).catch(async (error: unknown) => {
       // A quota refusal before the bytes moved keeps the upload, to complete once space is freed; anything else ends it.
       if (adopted || !(error instanceof LoomError) || error.code !== 'QUOTA_EXCEEDED') await this.deps.store.remove(uploadId);
       throw error;
-    }).finally(release);
+    }).finally(() => release());
     await this.deps.store.remove(uploadId);
     return { ok: true as const, content_hash: hash, size_bytes: meta.size_bytes, namespace: meta.namespace, path: meta.path, record_id: record.record.id, deduplicated };
   }

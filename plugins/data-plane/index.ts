@@ -19,8 +19,10 @@ import { ClockToken } from '../../core/engine/clock.js';
 import { IntervalLoop } from '../../core/engine/interval-loop.js';
 import { Config } from '../../core/folds/config/config-topic.js';
 import { definePlugin } from '../../core/plugin/plugin.js';
+import { RecordBusToken } from '../../core/engine/broadcast.js';
+import { RecordStore } from '../../storage/contract/record-store.js';
 import { BlobCollector, BlobCollectorToken } from './blob-collector.js';
-import { BlobStore } from './blob-store.js';
+import { FilesystemBlobStore } from './filesystem-blob-store.js';
 import { DataPlaneOptions } from './config.js';
 import { dataFold } from './data-fold.js';
 import { BlobReads, BlobReadsToken } from './blob-reads.js';
@@ -110,7 +112,12 @@ export const dataPlanePlugin = definePlugin({
       const ingestor = resolve(scope.container, IngestorToken);
       const sections = resolve(scope.container, LogCriticalSectionToken);
       const reader = resolve(scope.container, RecordReaderToken);
-      const blobStore = new BlobStore(join(dir, 'blobs'));
+      const records = resolve(scope.container, RecordStore);
+      // Blobs go with the records: a driver that keeps them (PostgreSQL, shared by every server of the log) is
+      // used whether or not the log is shared; the others leave them to this plugin's directory.
+      const blobStore = records.blobStore?.() ?? new FilesystemBlobStore(join(dir, 'blobs'));
+      const sharedBlobs = blobStore.shared && records.capabilities.sharedLog === true;
+      const bus = resolve(scope.container, RecordBusToken);
       const uploadStore = new UploadStore(join(dir, 'uploads'), { ttlMs: options.uploadTtlSeconds * 1000, minFreeBytes: options.minFreeBytes, now });
       const access = new DataAccess(ingestor, reader);
       const reads = new TreeReads(access, reader);
@@ -122,6 +129,10 @@ export const dataPlanePlugin = definePlugin({
         blobs: blobStore,
         dataState: () => dataState.state(),
         stateFile: join(dir, 'blob-gc.json'),
+        ...(sharedBlobs && records.readSlot && records.writeSlot
+          ? { slots: { readSlot: records.readSlot.bind(records), writeSlot: (name: string, value: string | null) => records.writeSlot!(name, value) }, caughtUp: () => bus.caughtUp() }
+          : {}),
+        ...(sharedBlobs && records.withLock ? { exclusive: <T>(work: () => Promise<T>) => records.withLock!('data-plane:blob-gc', work) } : {}),
         graceSeconds: options.blobGraceSeconds,
         intervalSeconds: options.blobCollectIntervalSeconds,
         now,
@@ -160,8 +171,8 @@ export const dataPlanePlugin = definePlugin({
         }, options.sweepIntervalSeconds * 1000);
         sweeper.unref();
       });
-      // Each server collects its own blob directory (blob-collector.ts): not a singleton. The first run, at start,
-      // starts the grace of what is already unreferenced.
+      // A filesystem store is collected by each server (its own directory); a shared one by the leader only
+      // (blob-collector.ts). The first run, at start, starts the grace of what is already unreferenced.
       scope.loop(
         new IntervalLoop(
           'data-plane.blob-gc',
@@ -172,11 +183,12 @@ export const dataPlanePlugin = definePlugin({
           },
           (context, error) => scope.log.log('warn', context, { error: (error as Error).message }),
           true,
-          false,
+          sharedBlobs,
         ),
       );
       scope.onStop(async () => {
         if (sweeper) clearInterval(sweeper);
+        await blobStore.close();
         if (scratch) await rm(scratch, { recursive: true, force: true });
       });
 

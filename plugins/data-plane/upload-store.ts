@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { LoomError } from '../../core/errors/loom-error.js';
-import { syncFile } from './blob-store.js';
+import { syncFile } from './filesystem-blob-store.js';
 import type { ChunkRange } from './content-range.js';
 import type { WriteProvenance } from './node-records.js';
 import { storageError } from './storage-error.js';
