@@ -68,6 +68,8 @@ export interface BlobCollectorDeps {
   readonly slots?: { readSlot(name: string): Promise<string | null>; writeSlot(name: string, value: string | null): Promise<void> } | null;
   /** Shared logs: resolves once the data fold has every record committed before the call. */
   readonly caughtUp?: (() => Promise<void>) | null;
+  /** Content open upload sessions are made of (shared sessions keep their chunks as blobs): kept like live content. */
+  readonly pinned?: (() => Promise<ReadonlySet<string>>) | null;
   /** Shared stores: runs `work` while no other server collects the same store. */
   readonly exclusive?: (<T>(work: () => Promise<T>) => Promise<T>) | null;
   readonly graceSeconds: number;
@@ -136,6 +138,7 @@ export class BlobCollector {
     for await (const { hash, size } of blobs.list()) sizes.set(hash, size);
     const now = this.deps.now();
     const live = referencedHashes(dataState());
+    for (const hash of (await this.deps.pinned?.()) ?? []) live.add(hash);
     for (const hash of [...this.since.keys()]) if (!sizes.has(hash) || live.has(hash)) this.since.delete(hash);
     const kept = { live: 0, within_grace: 0, held: 0 };
     let collected = 0;
@@ -157,7 +160,8 @@ export class BlobCollector {
       // Re-checked in the hash's turn, against the fold as it is at the unlink: a write since the scan keeps it.
       const gone = await blobs.remove(hash, async () => {
         await this.deps.caughtUp?.();
-        return !isReferenced(dataState(), hash);
+        if (isReferenced(dataState(), hash)) return false;
+        return !((await this.deps.pinned?.())?.has(hash) ?? false);
       });
       if (gone === null) {
         if (isReferenced(dataState(), hash)) {

@@ -27,9 +27,9 @@ export class BlobReads {
 
   constructor(private readonly deps: BlobReadsDeps) {}
 
-  /** Opens the URL signing secret (`null`: one kept in memory). */
-  async openSigner(signerFile: string | null): Promise<void> {
-    this.urlSigner = signerFile === null ? UrlSigner.ephemeral() : await UrlSigner.open(signerFile);
+  /** Opens the URL signing secret: a file, the shared store's (a shared log), or `null`: one kept in memory. */
+  async openSigner(source: string | Parameters<typeof UrlSigner.shared>[0] | null): Promise<void> {
+    this.urlSigner = source === null ? UrlSigner.ephemeral() : typeof source === 'string' ? await UrlSigner.open(source) : await UrlSigner.shared(source);
   }
 
   private get signer(): UrlSigner {

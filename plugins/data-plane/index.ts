@@ -5,6 +5,9 @@
  * URLs and quotas (configuration topic `data_quota`). State on disk lives in
  * `<dataDir>/plugins/data-plane/`: `blobs/`, `uploads/`, `url-secret`,
  * `blob-gc.json` (when unreferenced content was first seen, blob-collector.ts).
+ * On PostgreSQL, blobs live in the database (storage/postgres/postgres-blob-store.ts)
+ * and, since the log is shared, so do upload sessions, the collector's state
+ * and the URL secret (slots): any request may go to any server.
  */
 import { randomBytes } from 'node:crypto';
 import { rm } from 'node:fs/promises';
@@ -21,7 +24,7 @@ import { Config } from '../../core/folds/config/config-topic.js';
 import { definePlugin } from '../../core/plugin/plugin.js';
 import { RecordBusToken } from '../../core/engine/broadcast.js';
 import { RecordStore } from '../../storage/contract/record-store.js';
-import { BlobCollector, BlobCollectorToken } from './blob-collector.js';
+import { BlobCollector, BlobCollectorToken, isReferenced } from './blob-collector.js';
 import { FilesystemBlobStore } from './filesystem-blob-store.js';
 import { DataPlaneOptions } from './config.js';
 import { dataFold } from './data-fold.js';
@@ -56,6 +59,8 @@ import { searchDataMaterials } from './routes/search-data-materials.js';
 import { statDataNode } from './routes/stat-data-node.js';
 import { uploadDataChunk } from './routes/upload-data-chunk.js';
 import { UploadStore } from './upload-store.js';
+import type { UploadSessions } from './upload-sessions.js';
+import { SharedUploadStore, type SharedSlots } from './shared-upload-store.js';
 
 export { DataPlaneToken } from './data-plane-token.js';
 export { DataFilesToken, type DataFiles, type FileHead, type FileWrite } from './data-files.js';
@@ -116,9 +121,23 @@ export const dataPlanePlugin = definePlugin({
       // Blobs go with the records: a driver that keeps them (PostgreSQL, shared by every server of the log) is
       // used whether or not the log is shared; the others leave them to this plugin's directory.
       const blobStore = records.blobStore?.() ?? new FilesystemBlobStore(join(dir, 'blobs'));
-      const sharedBlobs = blobStore.shared && records.capabilities.sharedLog === true;
       const bus = resolve(scope.container, RecordBusToken);
-      const uploadStore = new UploadStore(join(dir, 'uploads'), { ttlMs: options.uploadTtlSeconds * 1000, minFreeBytes: options.minFreeBytes, now });
+      // A shared log with a shared blob store: upload sessions, the collector's state and the URL secret are the
+      // store's too, so any request may go to any server (shared-upload-store.ts).
+      const shared: SharedSlots | null =
+        blobStore.shared && records.capabilities.sharedLog === true && records.readSlot && records.writeSlot && records.withLock
+          ? { readSlot: records.readSlot.bind(records), writeSlot: (name: string, value: string | null) => records.writeSlot!(name, value), withLock: records.withLock.bind(records) }
+          : null;
+      const uploadStore: UploadSessions = shared
+        ? new SharedUploadStore(shared, blobStore, {
+            ttlMs: options.uploadTtlSeconds * 1000,
+            now,
+            referenced: async (hash) => {
+              await bus.caughtUp();
+              return isReferenced(dataState.state(), hash);
+            },
+          })
+        : new UploadStore(join(dir, 'uploads'), { ttlMs: options.uploadTtlSeconds * 1000, minFreeBytes: options.minFreeBytes, now });
       const access = new DataAccess(ingestor, reader);
       const reads = new TreeReads(access, reader);
       const changes = new TreeChanges(access, sections, resolve(scope.container, RecordWriterToken));
@@ -129,10 +148,8 @@ export const dataPlanePlugin = definePlugin({
         blobs: blobStore,
         dataState: () => dataState.state(),
         stateFile: join(dir, 'blob-gc.json'),
-        ...(sharedBlobs && records.readSlot && records.writeSlot
-          ? { slots: { readSlot: records.readSlot.bind(records), writeSlot: (name: string, value: string | null) => records.writeSlot!(name, value) }, caughtUp: () => bus.caughtUp() }
-          : {}),
-        ...(sharedBlobs && records.withLock ? { exclusive: <T>(work: () => Promise<T>) => records.withLock!('data-plane:blob-gc', work) } : {}),
+        pinned: () => uploadStore.pinned(),
+        ...(shared ? { slots: shared, caughtUp: () => bus.caughtUp(), exclusive: <T>(work: () => Promise<T>) => shared.withLock('data-plane:blob-gc', work) } : {}),
         graceSeconds: options.blobGraceSeconds,
         intervalSeconds: options.blobCollectIntervalSeconds,
         now,
@@ -161,7 +178,7 @@ export const dataPlanePlugin = definePlugin({
         await blobStore.open();
         await collector.open();
         const { resumed, removed } = await uploadStore.open();
-        await blobs.openSigner(scratch === null ? join(dir, 'url-secret') : null);
+        await blobs.openSigner(shared ?? (scratch === null ? join(dir, 'url-secret') : null));
         if (resumed > 0 || removed > 0) scope.log.log('info', 'data plane uploads', { resumed, expired_or_unreadable_removed: removed });
         sweeper = setInterval(() => {
           uploads.sweep().then(
@@ -183,7 +200,7 @@ export const dataPlanePlugin = definePlugin({
           },
           (context, error) => scope.log.log('warn', context, { error: (error as Error).message }),
           true,
-          sharedBlobs,
+          blobStore.shared,
         ),
       );
       scope.onStop(async () => {
