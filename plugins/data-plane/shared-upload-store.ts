@@ -21,8 +21,7 @@ import { pipeline, Readable, Transform } from 'node:stream';
 import { LoomError } from '../../core/errors/loom-error.js';
 import type { BlobStore } from '../../storage/contract/blob-store.js';
 import type { ChunkRange } from './content-range.js';
-import type { UploadSessions } from './upload-sessions.js';
-import type { NewUpload, UploadMeta } from './upload-store.js';
+import type { NewUpload, UploadMeta, UploadSessions } from './upload-sessions.js';
 
 export interface SharedSlots {
   readSlot(name: string): Promise<string | null>;

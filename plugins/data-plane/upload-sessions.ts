@@ -7,7 +7,7 @@
 import type { Readable } from 'node:stream';
 import type { BlobStore } from '../../storage/contract/blob-store.js';
 import type { ChunkRange } from './content-range.js';
-import type { NewUpload, UploadMeta } from './upload-store.js';
+import type { WriteProvenance } from './node-records.js';
 
 export interface UploadSessions {
   /** Loads what a previous run (or another server) left and removes expired sessions. */
@@ -32,3 +32,25 @@ export interface UploadSessions {
   /** Blobs the open sessions are made of (shared sessions keep their chunks as blobs): never collected. */
   pinned(): Promise<ReadonlySet<string>>;
 }
+
+export interface UploadMeta {
+  readonly upload_id: string;
+  readonly namespace: string;
+  readonly path: string;
+  readonly size_bytes: number;
+  readonly chunk_size: number;
+  readonly content_type: string;
+  /** `{expected_hash: string}` compare-and-swap, `{expected_hash: null}` create-only, null last writer wins. */
+  readonly precondition: { readonly expected_hash: string | null } | null;
+  /** The hash the client declared, checked at completion. */
+  readonly content_hash: string | null;
+  readonly provenance: WriteProvenance | null;
+  /** Who may continue the upload (uploadOwner of the caller that opened it). */
+  readonly owner: string;
+  readonly created_at: string;
+  expires_at: string;
+  /** Indices of the chunks that arrived, ascending. */
+  received: number[];
+}
+
+export type NewUpload = Omit<UploadMeta, 'upload_id' | 'created_at' | 'expires_at' | 'received'>;

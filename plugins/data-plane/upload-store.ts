@@ -21,32 +21,11 @@ import { pipeline } from 'node:stream/promises';
 import { LoomError } from '../../core/errors/loom-error.js';
 import type { BlobStore } from '../../storage/contract/blob-store.js';
 import { FilesystemBlobStore, syncFile } from './filesystem-blob-store.js';
-import type { UploadSessions } from './upload-sessions.js';
+import type { NewUpload, UploadMeta, UploadSessions } from './upload-sessions.js';
 import type { ChunkRange } from './content-range.js';
-import type { WriteProvenance } from './node-records.js';
 import { storageError } from './storage-error.js';
 
-export interface UploadMeta {
-  readonly upload_id: string;
-  readonly namespace: string;
-  readonly path: string;
-  readonly size_bytes: number;
-  readonly chunk_size: number;
-  readonly content_type: string;
-  /** `{expected_hash: string}` compare-and-swap, `{expected_hash: null}` create-only, null last writer wins. */
-  readonly precondition: { readonly expected_hash: string | null } | null;
-  /** The hash the client declared, checked at completion. */
-  readonly content_hash: string | null;
-  readonly provenance: WriteProvenance | null;
-  /** Who may continue the upload (uploadOwner of the caller that opened it). */
-  readonly owner: string;
-  readonly created_at: string;
-  expires_at: string;
-  /** Indices of the chunks that arrived, ascending. */
-  received: number[];
-}
-
-export type NewUpload = Omit<UploadMeta, 'upload_id' | 'created_at' | 'expires_at' | 'received'>;
+export type { NewUpload, UploadMeta } from './upload-sessions.js';
 
 const UPLOAD_ID = /^up_[0-9a-f]{32}$/;
 
