@@ -86,9 +86,11 @@ export class SharedUploadStore implements UploadSessions {
   private mutate<T>(change: (sessions: Map<string, SharedMeta>) => T): Promise<T> {
     return this.slots.withLock(SLOT, async () => {
       const sessions = await this.load();
+      const before = JSON.stringify({ version: 1, sessions: Object.fromEntries(sessions) } satisfies Saved);
       const result = change(sessions);
-      const saved: Saved = { version: 1, sessions: Object.fromEntries(sessions) };
-      await this.slots.writeSlot(SLOT, JSON.stringify(saved));
+      const after = JSON.stringify({ version: 1, sessions: Object.fromEntries(sessions) } satisfies Saved);
+      // Every server sweeps: a sweep that removed nothing writes nothing.
+      if (after !== before) await this.slots.writeSlot(SLOT, after);
       this.sessions = sessions;
       return result;
     });

@@ -93,4 +93,28 @@ describe('data plane: three servers on one PostgreSQL log', function () {
     expect((await get(three.url, '/v1/data/usage', admin)).json.blob_store).to.include({ blobs: 0, stored_bytes: 0 });
     expectRefusal(await get(two.url, `/v1/blobs/${sha256(content)}`, admin), 404, 'BLOB_NOT_FOUND');
   });
+
+  it('an upload opened on one server counts against the quota on the others, takes a re-sent chunk anywhere, and is aborted from another server', async () => {
+    const [one, two, three] = servers as [StartedServer, StartedServer, StartedServer];
+    const content = testBytes(3 * CHUNK, 37);
+    const init = await initWrite(two.url, { path: '/drafts/partial.bin', size_bytes: content.length }, admin);
+    expect(init.status, init.text).to.equal(201);
+    const uploadId: string = init.json.upload_id;
+    const reserved = await get(three.url, '/v1/data/usage', admin);
+    expect(reserved.json.uploads).to.deep.equal({ open: 1, reserved_bytes: content.length });
+    expect((await putChunkOf(one.url, uploadId, content, CHUNK, 0, admin)).status).to.be.below(300);
+    // Chunk 0 again, through another server: still one part; chunk 2 elsewhere; chunk 1 missing.
+    expect((await putChunkOf(three.url, uploadId, content, CHUNK, 0, admin)).status).to.be.below(300);
+    expect((await putChunkOf(two.url, uploadId, content, CHUNK, 2, admin)).status).to.be.below(300);
+    const progress = await uploadStatus(three.url, uploadId, admin);
+    expect(progress.json.missing_ranges).to.deep.equal([[CHUNK, 2 * CHUNK - 1]]);
+    expectRefusal(await completeWrite(one.url, uploadId, admin), 409, 'UPLOAD_INCOMPLETE', { missing_ranges: [[CHUNK, 2 * CHUNK - 1]] });
+
+    const aborted = await request(one.url, 'DELETE', `/v1/blobs/upload/${uploadId}`, { headers: admin });
+    expect(aborted.status, aborted.text).to.be.below(300);
+    expectRefusal(await uploadStatus(two.url, uploadId, admin), 404, 'UPLOAD_NOT_FOUND');
+    expect((await get(two.url, '/v1/data/usage', admin)).json.uploads).to.deep.equal({ open: 0, reserved_bytes: 0 });
+    // Its parts went with it.
+    expect((await get(three.url, '/v1/data/usage', admin)).json.blob_store).to.include({ blobs: 0, stored_bytes: 0 });
+  });
 });
