@@ -6,11 +6,12 @@
  * on one server served by another (and a tampered one refused there); the
  * upload's parts gone once it completed; and the collector, run on a server
  * that did not store the content, taking it once unreferenced past the grace
- * (and not before).
+ * (and not before); an upload's reservation, re-sent chunk and abort across
+ * servers; and completions racing a collection on another server.
  */
 import { expect } from 'chai';
 import { bearer, bootstrapAdmin } from '../helpers/auth.js';
-import { completeWrite, expectRefusal, initWrite, putChunkOf, readBlob, sha256, testBytes, uploadStatus } from '../helpers/data-plane.js';
+import { completeWrite, expectRefusal, initWrite, openAndSend, putChunkOf, readBlob, sha256, testBytes, uploadFile, uploadStatus } from '../helpers/data-plane.js';
 import { get, request, startServer, type StartedServer } from '../helpers/http-server.js';
 import { clusterOrSkip, freshDatabase } from '../helpers/postgres-test-support.js';
 
@@ -116,5 +117,24 @@ describe('data plane: three servers on one PostgreSQL log', function () {
     expect((await get(two.url, '/v1/data/usage', admin)).json.uploads).to.deep.equal({ open: 0, reserved_bytes: 0 });
     // Its parts went with it.
     expect((await get(three.url, '/v1/data/usage', admin)).json.blob_store).to.include({ blobs: 0, stored_bytes: 0 });
+  });
+
+  it('a completion on one server racing a collection of the same content on another always ends with the bytes stored', async () => {
+    const [one, two] = servers as [StartedServer, StartedServer];
+    const content = testBytes(CHUNK + 5000, 38);
+    const hash = sha256(content);
+    for (let round = 0; round < 6; round++) {
+      // The content is stored and unreferenced, and a new upload of it is ready to complete.
+      await uploadFile(one.url, `/race/${round}-old.bin`, content, { chunkSize: CHUNK, headers: admin });
+      expect((await request(two.url, 'POST', '/v1/data/rm', { json: { path: `/race/${round}-old.bin` }, headers: admin })).status).to.equal(200);
+      const uploadId = await openAndSend(one.url, `/race/${round}.bin`, content, { chunkSize: CHUNK, headers: admin });
+      const [done, run] = await Promise.all([completeWrite(one.url, uploadId, admin), request(two.url, 'POST', '/v1/data/gc', { json: { grace_seconds: 0 }, headers: admin })]);
+      expect(done.status, done.text).to.equal(200);
+      expect(run.status, run.text).to.equal(200);
+      const read = await readBlob(two.url, `/v1/blobs/${hash}`, admin);
+      expect(read.status, `round ${round}`).to.equal(200);
+      expect(read.bytes.equals(content)).to.equal(true);
+      expect((await request(one.url, 'POST', '/v1/data/rm', { json: { path: `/race/${round}.bin` }, headers: admin })).status).to.equal(200);
+    }
   });
 });
