@@ -5,11 +5,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { BlobCollector } from './blob-collector.js';
-import { BlobStore } from './blob-store.js';
+import { FilesystemBlobStore } from './filesystem-blob-store.js';
 import type { DataState } from './data-fold.js';
 import { emptyTree } from './namespace-tree.js';
 
 const HOUR = 3600_000;
+
+const hashes = async (store: FilesystemBlobStore) => {
+  const out: string[] = [];
+  for await (const { hash } of store.list()) out.push(hash);
+  return out;
+};
 
 /** A data state whose namespaces hold exactly `held` (hash → namespaces). */
 function stateHolding(held: Record<string, string[]>): DataState {
@@ -25,7 +31,7 @@ function stateHolding(held: Record<string, string[]>): DataState {
 
 describe('blob collector', () => {
   let dir: string;
-  let blobs: BlobStore;
+  let blobs: FilesystemBlobStore;
   let now: number;
   let state: DataState;
   const collector = (graceSeconds = 24 * 3600) =>
@@ -34,7 +40,7 @@ describe('blob collector', () => {
 
   beforeEach(async () => {
     dir = await mkdtemp(join(tmpdir(), 'loom-gc-'));
-    blobs = new BlobStore(join(dir, 'blobs'));
+    blobs = new FilesystemBlobStore(join(dir, 'blobs'));
     await blobs.open();
     now = Date.parse('2026-11-27T00:00:00Z');
     state = stateHolding({});
@@ -57,12 +63,12 @@ describe('blob collector', () => {
     now += 1 * HOUR;
     const due = await gc.collect();
     expect(due).to.include({ collected_blobs: 1, freed_bytes: 5000, reclaimable_bytes: 0 });
-    expect(await blobs.sizeOf(gone)).to.equal(null);
-    expect(await blobs.sizeOf(kept)).to.equal(3000);
-    expect(await blobs.list()).to.deep.equal([kept]);
+    expect(await blobs.stat(gone)).to.equal(null);
+    expect(await blobs.stat(kept)).to.equal(3000);
+    expect(await hashes(blobs)).to.deep.equal([kept]);
     // Grace 0 still never takes what a file holds.
     expect((await gc.collect(0)).collected_blobs).to.equal(0);
-    expect(await blobs.sizeOf(kept)).to.equal(3000);
+    expect(await blobs.stat(kept)).to.equal(3000);
     expect((await gc.usage()).last_collection).to.include({ collected_blobs: 0, grace_seconds: 0 });
   });
 
@@ -95,7 +101,7 @@ describe('blob collector', () => {
     expect((await gc.collect()).collected_blobs).to.equal(0);
     now += 24 * HOUR;
     expect((await gc.collect()).collected_blobs).to.equal(1);
-    expect(await blobs.sizeOf(hash)).to.equal(null);
+    expect(await blobs.stat(hash)).to.equal(null);
   });
 
   it('a record naming the content written between the scan and the unlink keeps its bytes', async () => {
@@ -113,7 +119,7 @@ describe('blob collector', () => {
     const run = await gc.collect(0);
     expect(run.collected_blobs).to.equal(0);
     expect(run.kept.live).to.equal(1);
-    expect(await blobs.sizeOf(hash)).to.equal(100);
+    expect(await blobs.stat(hash)).to.equal(100);
   });
 
   it('content a completing upload holds is kept, and an adopt racing the unlink leaves the bytes in place', async () => {
@@ -122,23 +128,23 @@ describe('blob collector', () => {
     const gc = collector(0);
     // A completion holds the hash before adopting the upload's copy (found already stored: deduplicated).
     for (let round = 0; round < 20; round++) {
-      const release = blobs.hold(hash);
+      const release = await blobs.hold(hash);
       const upload = join(dir, `upload-${round}`);
       await writeFile(upload, bytes);
       const [run, adopted] = await Promise.all([gc.collect(0), blobs.adopt(upload, hash)]);
       expect(run.collected_blobs).to.equal(0);
       expect(['stored', 'deduplicated']).to.include(adopted);
-      expect(await blobs.sizeOf(hash), `round ${round}`).to.equal(4096);
-      release();
+      expect(await blobs.stat(hash), `round ${round}`).to.equal(4096);
+      await release();
     }
     expect((await gc.collect(0)).kept.held).to.equal(0);
-    expect(await blobs.sizeOf(hash)).to.equal(null);
+    expect(await blobs.stat(hash)).to.equal(null);
 
     // Without a hold, an adopt and an unlink of one hash take turns: whichever runs second decides, never a half state.
     await writeFile(join(dir, 'again'), bytes);
     const [, outcome] = await Promise.all([gc.collect(0), blobs.adopt(join(dir, 'again'), hash)]);
     expect(outcome).to.equal('stored');
-    const size = await blobs.sizeOf(hash);
+    const size = await blobs.stat(hash);
     expect((await blobs.indexed()).get(hash)).to.equal(size ?? undefined);
   });
 
@@ -147,6 +153,6 @@ describe('blob collector', () => {
     const gc = collector(0);
     const runs = await Promise.all([gc.collect(0), gc.collect(0), gc.collect(0)]);
     expect(runs.map((r) => r.collected_blobs)).to.deep.equal([5, 0, 0]);
-    expect(await blobs.list()).to.deep.equal([]);
+    expect(await hashes(blobs)).to.deep.equal([]);
   });
 });

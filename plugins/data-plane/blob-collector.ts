@@ -9,21 +9,24 @@
  * grace period (`blobGraceSeconds`).
  *
  * Grace is measured from the first run that found the content unreferenced
- * (kept in `<plugin dir>/blob-gc.json`, so a restart does not start it
- * again; a lost file only starts it later). Before each unlink the store's
- * per-hash turn re-checks the reference against the fold as it is then and
- * skips a hash held by a completing upload (blob-store.ts), so content a
- * record is being written for, or was written for since the scan, keeps its
- * bytes. A crash mid-run leaves some unreferenced blobs deleted and others
- * not: never a node without its bytes.
+ * (kept in `<plugin dir>/blob-gc.json`, or in a slot of a shared store, so a
+ * restart or a new leader does not start it again; a lost file only starts
+ * it later). Before each deletion the store's per-hash turn re-checks the
+ * reference against the fold as it is then (on a shared log, once the fold
+ * has caught up with every record committed before the check) and skips a
+ * hash held by a completing upload (storage/contract/blob-store.ts), so
+ * content a record is being written for, or was written for since the scan,
+ * keeps its bytes. A crash mid-run leaves some unreferenced blobs deleted and
+ * others not: never a node without its bytes.
  *
- * Each server collects its own blob directory (the filesystem store is per
- * server, even on a shared log), so the loop is not a singleton; a store
- * shared by several servers would run it on the leader only.
+ * A filesystem store is per server (even on a shared log), so each server
+ * collects its own and the loop is not a singleton; a shared store (the
+ * PostgreSQL driver) is collected by the leader only, and runs of one store
+ * take turns across servers (`exclusive`).
  */
 import { readFile, rename, writeFile } from 'node:fs/promises';
 import { token } from '../../core/di/token.js';
-import type { BlobStore } from './blob-store.js';
+import type { BlobStore } from '../../storage/contract/blob-store.js';
 import type { DataState } from './data-fold.js';
 
 export interface LastCollection {
@@ -43,7 +46,8 @@ export interface CollectionReport extends LastCollection {
 }
 
 export interface BlobStoreUsage {
-  readonly scope: 'server';
+  /** `server`: this server's own directory; `shared`: the store every server of the log reads. */
+  readonly scope: 'server' | 'shared';
   readonly blobs: number;
   readonly stored_bytes: number;
   readonly live_bytes: number;
@@ -60,6 +64,14 @@ export interface BlobCollectorDeps {
   readonly dataState: () => DataState;
   /** `<plugin dir>/blob-gc.json`. */
   readonly stateFile: string;
+  /** Shared stores: where the collector's state is kept instead of stateFile, so the next leader continues it. */
+  readonly slots?: { readSlot(name: string): Promise<string | null>; writeSlot(name: string, value: string | null): Promise<void> } | null;
+  /** Shared logs: resolves once the data fold has every record committed before the call. */
+  readonly caughtUp?: (() => Promise<void>) | null;
+  /** Content open upload sessions are made of (shared sessions keep their chunks as blobs): kept like live content. */
+  readonly pinned?: (() => Promise<ReadonlySet<string>>) | null;
+  /** Shared stores: runs `work` while no other server collects the same store. */
+  readonly exclusive?: (<T>(work: () => Promise<T>) => Promise<T>) | null;
   readonly graceSeconds: number;
   readonly intervalSeconds: number;
   readonly now: () => number;
@@ -83,6 +95,8 @@ function referencedHashes(state: DataState): Set<string> {
   return out;
 }
 
+const STATE_SLOT = 'data-plane:blob-gc';
+
 export class BlobCollector {
   /** When each unreferenced blob was first found unreferenced (Unix ms). */
   private readonly since = new Map<string, number>();
@@ -95,8 +109,11 @@ export class BlobCollector {
   /** Reads what the previous run kept; an unreadable file only starts every grace again. */
   async open(): Promise<void> {
     try {
-      const saved = JSON.parse(await readFile(this.deps.stateFile, 'utf8')) as SavedState;
+      const text = this.deps.slots ? await this.deps.slots.readSlot(STATE_SLOT) : await readFile(this.deps.stateFile, 'utf8');
+      if (text === null) return;
+      const saved = JSON.parse(text) as SavedState;
       if (saved.version !== 1) return;
+      this.since.clear();
       for (const [hash, at] of Object.entries(saved.unreferenced_since)) if (typeof at === 'number') this.since.set(hash, at);
       this.last = saved.last_collection;
     } catch {
@@ -106,7 +123,8 @@ export class BlobCollector {
 
   /** Collects what has been unreferenced for `graceSeconds` (default: the configured grace). */
   collect(graceSeconds = this.deps.graceSeconds): Promise<CollectionReport> {
-    const job = () => this.run(graceSeconds);
+    const exclusive = this.deps.exclusive;
+    const job = () => (exclusive ? exclusive(() => this.run(graceSeconds)) : this.run(graceSeconds));
     const run = this.queue.then(job, job);
     this.queue = run.catch(() => undefined);
     return run;
@@ -114,9 +132,13 @@ export class BlobCollector {
 
   private async run(graceSeconds: number): Promise<CollectionReport> {
     const { blobs, dataState } = this.deps;
-    const sizes = await blobs.indexed();
+    // A shared store: another server may have collected since, so its state is read again.
+    if (this.deps.slots) await this.open();
+    const sizes = new Map<string, number>();
+    for await (const { hash, size } of blobs.list()) sizes.set(hash, size);
     const now = this.deps.now();
     const live = referencedHashes(dataState());
+    for (const hash of (await this.deps.pinned?.()) ?? []) live.add(hash);
     for (const hash of [...this.since.keys()]) if (!sizes.has(hash) || live.has(hash)) this.since.delete(hash);
     const kept = { live: 0, within_grace: 0, held: 0 };
     let collected = 0;
@@ -136,12 +158,16 @@ export class BlobCollector {
         continue;
       }
       // Re-checked in the hash's turn, against the fold as it is at the unlink: a write since the scan keeps it.
-      const gone = await blobs.remove(hash, () => !isReferenced(dataState(), hash));
+      const gone = await blobs.remove(hash, async () => {
+        await this.deps.caughtUp?.();
+        if (isReferenced(dataState(), hash)) return false;
+        return !((await this.deps.pinned?.())?.has(hash) ?? false);
+      });
       if (gone === null) {
         if (isReferenced(dataState(), hash)) {
           this.since.delete(hash);
           kept.live++;
-        } else if (sizes.has(hash)) {
+        } else if ((await blobs.stat(hash)) !== null) {
           kept.held++;
           reclaimable += size;
         }
@@ -156,21 +182,23 @@ export class BlobCollector {
     return { object: 'data_gc', ...this.last, scanned_blobs: entries.length, kept, reclaimable_bytes: reclaimable };
   }
 
-  /** What this server's blob store holds: live (some file holds it) and reclaimable bytes. */
+  /** What the blob store holds: live (some file holds it) and reclaimable bytes. */
   async usage(): Promise<BlobStoreUsage> {
-    const sizes = await this.deps.blobs.indexed();
+    if (this.deps.slots) await this.open();
     const live = referencedHashes(this.deps.dataState());
+    let blobs = 0;
     let stored = 0;
     let liveBytes = 0;
     let reclaimableBlobs = 0;
-    for (const [hash, size] of sizes) {
+    for await (const { hash, size } of this.deps.blobs.list()) {
+      blobs++;
       stored += size;
       if (live.has(hash)) liveBytes += size;
       else reclaimableBlobs++;
     }
     return {
-      scope: 'server',
-      blobs: sizes.size,
+      scope: this.deps.blobs.shared ? 'shared' : 'server',
+      blobs,
       stored_bytes: stored,
       live_bytes: liveBytes,
       reclaimable_blobs: reclaimableBlobs,
@@ -184,6 +212,7 @@ export class BlobCollector {
   /** Atomic (rename), not fsynced: a lost file only starts the graces again, later. */
   private async save(): Promise<void> {
     const saved: SavedState = { version: 1, unreferenced_since: Object.fromEntries(this.since), last_collection: this.last };
+    if (this.deps.slots) return this.deps.slots.writeSlot(STATE_SLOT, JSON.stringify(saved));
     const temporary = `${this.deps.stateFile}.tmp`;
     await writeFile(temporary, JSON.stringify(saved));
     await rename(temporary, this.deps.stateFile);

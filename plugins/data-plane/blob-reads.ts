@@ -8,7 +8,7 @@ import { token } from '../../core/di/token.js';
 import type { RecordReader } from '../../core/engine/record-reader.js';
 import { LoomError } from '../../core/errors/loom-error.js';
 import { isReferenced } from './blob-collector.js';
-import type { BlobStore } from './blob-store.js';
+import type { BlobStore } from '../../storage/contract/blob-store.js';
 import type { DataPlaneOptions } from './config.js';
 import { DATA_FOLD, type DataState } from './data-fold.js';
 import { UrlSigner } from './signed-url.js';
@@ -27,9 +27,9 @@ export class BlobReads {
 
   constructor(private readonly deps: BlobReadsDeps) {}
 
-  /** Opens the URL signing secret (`null`: one kept in memory). */
-  async openSigner(signerFile: string | null): Promise<void> {
-    this.urlSigner = signerFile === null ? UrlSigner.ephemeral() : await UrlSigner.open(signerFile);
+  /** Opens the URL signing secret: a file, the shared store's (a shared log), or `null`: one kept in memory. */
+  async openSigner(source: string | Parameters<typeof UrlSigner.shared>[0] | null): Promise<void> {
+    this.urlSigner = source === null ? UrlSigner.ephemeral() : typeof source === 'string' ? await UrlSigner.open(source) : await UrlSigner.shared(source);
   }
 
   private get signer(): UrlSigner {
@@ -75,7 +75,7 @@ export class BlobReads {
   }
 
   async blobSize(hash: string): Promise<number> {
-    const size = await this.deps.blobs.sizeOf(hash);
+    const size = await this.deps.blobs.stat(hash);
     if (size === null) throw new LoomError('BLOB_NOT_FOUND', `blob ${hash} is not held on this instance`);
     return size;
   }

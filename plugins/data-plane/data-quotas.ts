@@ -10,13 +10,13 @@ import type { DataPlaneOptions } from './config.js';
 import type { DataAccess } from './data-access.js';
 import type { NamespaceTree } from './namespace-tree.js';
 import { dataQuotaTopic } from './quota-topic.js';
-import type { UploadStore } from './upload-store.js';
+import type { UploadSessions } from './upload-sessions.js';
 
 export class DataQuotas {
   constructor(
     private readonly access: DataAccess,
     private readonly config: Config,
-    private readonly uploads: UploadStore,
+    private readonly uploads: UploadSessions,
     private readonly options: DataPlaneOptions,
   ) {}
 
@@ -43,6 +43,7 @@ export class DataQuotas {
     // Open uploads and quotas are not in the caller's view of the tree: they are shown only for a namespace it may read.
     if (!this.access.mayRead(caller, namespace)) throw new LoomError('SCOPE_FORBIDDEN', `this credential cannot read namespace ${namespace}`);
     const { tree } = await this.access.treeFor(caller, namespace);
+    await this.uploads.refresh();
     const quota = this.quotaOf(namespace);
     const reserved = this.uploads.reservedBytes(namespace);
     return {

@@ -8,7 +8,7 @@ import type { Caller } from '../../core/access/caller.js';
 import { token } from '../../core/di/token.js';
 import type { LogCriticalSection } from '../../core/engine/log-critical-section.js';
 import { LoomError } from '../../core/errors/loom-error.js';
-import type { BlobStore } from './blob-store.js';
+import type { BlobStore } from '../../storage/contract/blob-store.js';
 import type { DataPlaneOptions } from './config.js';
 import { checkContentType } from './content-type.js';
 import { parseContentRange } from './content-range.js';
@@ -18,7 +18,8 @@ import { problemWith, type NamespaceTree } from './namespace-tree.js';
 import type { NodeChange, WriteProvenance } from './node-records.js';
 import { pathProblem } from './path-problem.js';
 import type { TreeChanges } from './tree-changes.js';
-import { chunkCount, missingChunks, rangesOf, type UploadMeta, type UploadStore } from './upload-store.js';
+import type { UploadSessions } from './upload-sessions.js';
+import { chunkCount, missingChunks, rangesOf, type UploadMeta } from './upload-store.js';
 
 export interface InitUpload {
   readonly path: string;
@@ -42,7 +43,7 @@ export interface DataUploadsDeps {
   readonly changes: TreeChanges;
   /** Compare-and-swap changes of one namespace run one at a time, across every server of a shared log. */
   readonly sections: LogCriticalSection;
-  readonly store: UploadStore;
+  readonly store: UploadSessions;
   readonly blobs: BlobStore;
   readonly options: DataPlaneOptions;
 }
@@ -76,6 +77,7 @@ export class DataUploads {
     const contentType = checkContentType(request.content_type ?? 'application/octet-stream');
     const precondition = request.precondition === undefined ? null : { expected_hash: request.precondition.expected_hash };
     await this.deps.access.checkMayWrite(caller, namespace);
+    await this.deps.store.refresh();
     return this.deps.sections.run(`data-plane:${namespace}`, async () => {
       const tree = await this.deps.access.wholeTree(namespace);
       // Fail early (the same checks run again at completion, where they decide).
@@ -96,7 +98,13 @@ export class DataUploads {
     });
   }
 
-  /** The caller's live upload; someone else's answers as unknown (no leak of its existence). */
+  /** The caller's live upload as it is now (on a shared log, including what other servers received). */
+  async current(caller: Caller, uploadId: string): Promise<UploadMeta> {
+    await this.deps.store.refresh();
+    return this.upload(caller, uploadId);
+  }
+
+  /** The caller's live upload as last seen; someone else's answers as unknown (no leak of its existence). */
   upload(caller: Caller, uploadId: string): UploadMeta {
     const meta = this.deps.store.get(uploadId);
     if (!meta || meta.owner !== uploadOwner(caller)) throw new LoomError('UPLOAD_NOT_FOUND', `no upload ${uploadId} of yours is open (unknown, completed, aborted or expired after ${this.deps.options.uploadTtlSeconds} s idle): start again with POST /v1/data/write/init`);
@@ -104,7 +112,7 @@ export class DataUploads {
   }
 
   async putChunk(caller: Caller, uploadId: string, contentRange: string | undefined, body: Readable): Promise<UploadMeta> {
-    const meta = this.upload(caller, uploadId);
+    const meta = await this.current(caller, uploadId);
     const range = parseContentRange(contentRange, meta.size_bytes, meta.chunk_size);
     // The quota may have shrunk, or other uploads completed, since init.
     this.deps.quotas.check(meta.namespace, await this.deps.access.wholeTree(meta.namespace), meta.size_bytes, meta.upload_id);
@@ -112,18 +120,19 @@ export class DataUploads {
   }
 
   async abort(caller: Caller, uploadId: string): Promise<void> {
-    this.upload(caller, uploadId);
+    await this.current(caller, uploadId);
     await this.deps.store.remove(uploadId);
   }
 
   async complete(caller: Caller, uploadId: string, declaredHash: string | undefined) {
-    const meta = this.upload(caller, uploadId);
+    const meta = await this.current(caller, uploadId);
     if (!(await this.deps.store.seal(uploadId))) throw new LoomError('UPLOAD_NOT_FOUND', `upload ${uploadId} is already being completed`);
     try {
-      return await this.completeSealed(caller, meta, declaredHash);
+      // The session as sealed: chunks that landed (on any server) before the seal count, later ones are refused.
+      return await this.completeSealed(caller, this.deps.store.get(uploadId) ?? meta, declaredHash);
     } finally {
       // Still open only when the completion was refused in a way that keeps it (missing chunks, quota).
-      this.deps.store.unseal(uploadId);
+      await this.deps.store.unseal(uploadId);
     }
   }
 
@@ -147,7 +156,7 @@ export class DataUploads {
     let deduplicated = false;
     let adopted = false;
     // The collector leaves this content alone from before it is adopted (or found already stored) until the record naming it is written.
-    const release = this.deps.blobs.hold(hash);
+    const release = await this.deps.blobs.hold(hash);
     const record = await this.deps.changes.change(
       caller,
       meta.namespace,
@@ -161,14 +170,14 @@ export class DataUploads {
       },
       // The blob is in place before any record names it: a crash between the two leaves an unnamed blob, never a node without bytes.
       async () => {
-        deduplicated = (await this.deps.blobs.adopt(this.deps.store.dataPath(uploadId), hash)) === 'deduplicated';
+        deduplicated = (await this.deps.store.adopt(meta, hash, this.deps.blobs)) === 'deduplicated';
         adopted = true;
       },
     ).catch(async (error: unknown) => {
       // A quota refusal before the bytes moved keeps the upload, to complete once space is freed; anything else ends it.
       if (adopted || !(error instanceof LoomError) || error.code !== 'QUOTA_EXCEEDED') await this.deps.store.remove(uploadId);
       throw error;
-    }).finally(release);
+    }).finally(() => release());
     await this.deps.store.remove(uploadId);
     return { ok: true as const, content_hash: hash, size_bytes: meta.size_bytes, namespace: meta.namespace, path: meta.path, record_id: record.record.id, deduplicated };
   }

@@ -5,6 +5,9 @@
  * URLs and quotas (configuration topic `data_quota`). State on disk lives in
  * `<dataDir>/plugins/data-plane/`: `blobs/`, `uploads/`, `url-secret`,
  * `blob-gc.json` (when unreferenced content was first seen, blob-collector.ts).
+ * On PostgreSQL, blobs live in the database (storage/postgres/postgres-blob-store.ts)
+ * and, since the log is shared, so do upload sessions, the collector's state
+ * and the URL secret (slots): any request may go to any server.
  */
 import { randomBytes } from 'node:crypto';
 import { rm } from 'node:fs/promises';
@@ -19,8 +22,10 @@ import { ClockToken } from '../../core/engine/clock.js';
 import { IntervalLoop } from '../../core/engine/interval-loop.js';
 import { Config } from '../../core/folds/config/config-topic.js';
 import { definePlugin } from '../../core/plugin/plugin.js';
-import { BlobCollector, BlobCollectorToken } from './blob-collector.js';
-import { BlobStore } from './blob-store.js';
+import { RecordBusToken } from '../../core/engine/broadcast.js';
+import { RecordStore } from '../../storage/contract/record-store.js';
+import { BlobCollector, BlobCollectorToken, isReferenced } from './blob-collector.js';
+import { FilesystemBlobStore } from './filesystem-blob-store.js';
 import { DataPlaneOptions } from './config.js';
 import { dataFold } from './data-fold.js';
 import { BlobReads, BlobReadsToken } from './blob-reads.js';
@@ -54,6 +59,8 @@ import { searchDataMaterials } from './routes/search-data-materials.js';
 import { statDataNode } from './routes/stat-data-node.js';
 import { uploadDataChunk } from './routes/upload-data-chunk.js';
 import { UploadStore } from './upload-store.js';
+import type { UploadSessions } from './upload-sessions.js';
+import { SharedUploadStore, type SharedSlots } from './shared-upload-store.js';
 
 export { DataPlaneToken } from './data-plane-token.js';
 export { DataFilesToken, type DataFiles, type FileHead, type FileWrite } from './data-files.js';
@@ -110,8 +117,27 @@ export const dataPlanePlugin = definePlugin({
       const ingestor = resolve(scope.container, IngestorToken);
       const sections = resolve(scope.container, LogCriticalSectionToken);
       const reader = resolve(scope.container, RecordReaderToken);
-      const blobStore = new BlobStore(join(dir, 'blobs'));
-      const uploadStore = new UploadStore(join(dir, 'uploads'), { ttlMs: options.uploadTtlSeconds * 1000, minFreeBytes: options.minFreeBytes, now });
+      const records = resolve(scope.container, RecordStore);
+      // Blobs go with the records: a driver that keeps them (PostgreSQL, shared by every server of the log) is
+      // used whether or not the log is shared; the others leave them to this plugin's directory.
+      const blobStore = records.blobStore?.() ?? new FilesystemBlobStore(join(dir, 'blobs'));
+      const bus = resolve(scope.container, RecordBusToken);
+      // A shared log with a shared blob store: upload sessions, the collector's state and the URL secret are the
+      // store's too, so any request may go to any server (shared-upload-store.ts).
+      const shared: SharedSlots | null =
+        blobStore.shared && records.capabilities.sharedLog === true && records.readSlot && records.writeSlot && records.withLock
+          ? { readSlot: records.readSlot.bind(records), writeSlot: (name: string, value: string | null) => records.writeSlot!(name, value), withLock: records.withLock.bind(records) }
+          : null;
+      const uploadStore: UploadSessions = shared
+        ? new SharedUploadStore(shared, blobStore, {
+            ttlMs: options.uploadTtlSeconds * 1000,
+            now,
+            referenced: async (hash) => {
+              await bus.caughtUp();
+              return isReferenced(dataState.state(), hash);
+            },
+          })
+        : new UploadStore(join(dir, 'uploads'), { ttlMs: options.uploadTtlSeconds * 1000, minFreeBytes: options.minFreeBytes, now });
       const access = new DataAccess(ingestor, reader);
       const reads = new TreeReads(access, reader);
       const changes = new TreeChanges(access, sections, resolve(scope.container, RecordWriterToken));
@@ -122,6 +148,8 @@ export const dataPlanePlugin = definePlugin({
         blobs: blobStore,
         dataState: () => dataState.state(),
         stateFile: join(dir, 'blob-gc.json'),
+        pinned: () => uploadStore.pinned(),
+        ...(shared ? { slots: shared, caughtUp: () => bus.caughtUp(), exclusive: <T>(work: () => Promise<T>) => shared.withLock('data-plane:blob-gc', work) } : {}),
         graceSeconds: options.blobGraceSeconds,
         intervalSeconds: options.blobCollectIntervalSeconds,
         now,
@@ -150,7 +178,7 @@ export const dataPlanePlugin = definePlugin({
         await blobStore.open();
         await collector.open();
         const { resumed, removed } = await uploadStore.open();
-        await blobs.openSigner(scratch === null ? join(dir, 'url-secret') : null);
+        await blobs.openSigner(shared ?? (scratch === null ? join(dir, 'url-secret') : null));
         if (resumed > 0 || removed > 0) scope.log.log('info', 'data plane uploads', { resumed, expired_or_unreadable_removed: removed });
         sweeper = setInterval(() => {
           uploads.sweep().then(
@@ -160,8 +188,8 @@ export const dataPlanePlugin = definePlugin({
         }, options.sweepIntervalSeconds * 1000);
         sweeper.unref();
       });
-      // Each server collects its own blob directory (blob-collector.ts): not a singleton. The first run, at start,
-      // starts the grace of what is already unreferenced.
+      // A filesystem store is collected by each server (its own directory); a shared one by the leader only
+      // (blob-collector.ts). The first run, at start, starts the grace of what is already unreferenced.
       scope.loop(
         new IntervalLoop(
           'data-plane.blob-gc',
@@ -172,11 +200,12 @@ export const dataPlanePlugin = definePlugin({
           },
           (context, error) => scope.log.log('warn', context, { error: (error as Error).message }),
           true,
-          false,
+          blobStore.shared,
         ),
       );
       scope.onStop(async () => {
         if (sweeper) clearInterval(sweeper);
+        await blobStore.close();
         if (scratch) await rm(scratch, { recursive: true, force: true });
       });
 

@@ -3,13 +3,16 @@
  * (plus `content_type` when one was signed), where mac = base64url
  * HMAC-SHA256 over `GET`, the path, the expiry and the content type, keyed by
  * a 32-byte instance secret created on first use in the plugin's data
- * directory (mode 0600, never logged or served). Changing the secret file
- * revokes every URL handed out.
+ * directory (mode 0600, never logged or served), or, on a shared log, in a
+ * slot of the shared store (`data-plane:url-secret`), so a URL one server
+ * signed is served by any. Changing the secret revokes every URL handed out.
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { LoomError } from '../../core/errors/loom-error.js';
+
+const SECRET_SLOT = 'data-plane:url-secret';
 
 export class UrlSigner {
   private constructor(private readonly secret: Buffer) {}
@@ -28,6 +31,21 @@ export class UrlSigner {
     await writeFile(file, secret.toString('base64url') + '\n', { mode: 0o600, flag: 'wx' });
     await chmod(file, 0o600);
     return new UrlSigner(secret);
+  }
+
+  /** Loads the secret every server of a shared log uses, the first server to ask creating it (under the store's lock). */
+  static shared(store: { readSlot(name: string): Promise<string | null>; writeSlot(name: string, value: string): Promise<void>; withLock<T>(key: string, work: () => Promise<T>): Promise<T> }): Promise<UrlSigner> {
+    return store.withLock(SECRET_SLOT, async () => {
+      const kept = await store.readSlot(SECRET_SLOT);
+      if (kept !== null) {
+        const secret = Buffer.from(kept, 'base64url');
+        if (secret.length < 32) throw new Error(`the shared URL signing secret (slot ${SECRET_SLOT}) is shorter than 32 bytes`);
+        return new UrlSigner(secret);
+      }
+      const secret = randomBytes(32);
+      await store.writeSlot(SECRET_SLOT, secret.toString('base64url'));
+      return new UrlSigner(secret);
+    });
   }
 
   /** An instance secret held only in memory (stores that are not persistent). */

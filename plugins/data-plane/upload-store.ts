@@ -19,32 +19,13 @@ import { join } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { LoomError } from '../../core/errors/loom-error.js';
-import { syncFile } from './blob-store.js';
+import type { BlobStore } from '../../storage/contract/blob-store.js';
+import { FilesystemBlobStore, syncFile } from './filesystem-blob-store.js';
+import type { NewUpload, UploadMeta, UploadSessions } from './upload-sessions.js';
 import type { ChunkRange } from './content-range.js';
-import type { WriteProvenance } from './node-records.js';
 import { storageError } from './storage-error.js';
 
-export interface UploadMeta {
-  readonly upload_id: string;
-  readonly namespace: string;
-  readonly path: string;
-  readonly size_bytes: number;
-  readonly chunk_size: number;
-  readonly content_type: string;
-  /** `{expected_hash: string}` compare-and-swap, `{expected_hash: null}` create-only, null last writer wins. */
-  readonly precondition: { readonly expected_hash: string | null } | null;
-  /** The hash the client declared, checked at completion. */
-  readonly content_hash: string | null;
-  readonly provenance: WriteProvenance | null;
-  /** Who may continue the upload (uploadOwner of the caller that opened it). */
-  readonly owner: string;
-  readonly created_at: string;
-  expires_at: string;
-  /** Indices of the chunks that arrived, ascending. */
-  received: number[];
-}
-
-export type NewUpload = Omit<UploadMeta, 'upload_id' | 'created_at' | 'expires_at' | 'received'>;
+export type { NewUpload, UploadMeta } from './upload-sessions.js';
 
 const UPLOAD_ID = /^up_[0-9a-f]{32}$/;
 
@@ -79,7 +60,7 @@ export interface UploadStoreOptions {
   readonly now?: () => number;
 }
 
-export class UploadStore {
+export class UploadStore implements UploadSessions {
   private readonly sessions = new Map<string, UploadMeta>();
   private readonly hashes = new Map<string, { hash: Hash; upTo: number }>();
   /** Meta writes of one upload, in order. */
@@ -113,6 +94,20 @@ export class UploadStore {
     }
     removed += await this.sweep();
     return { resumed: this.sessions.size, removed };
+  }
+
+  /** Sessions are this server's: nothing to see elsewhere. */
+  async refresh(): Promise<void> {}
+
+  /** The chunks are in the session's data file, not in blobs. */
+  async pinned(): Promise<ReadonlySet<string>> {
+    return new Set();
+  }
+
+  /** Renamed into a filesystem store (on the same volume), streamed into any other (the hash checked again). */
+  async adopt(meta: UploadMeta, hash: string, blobs: BlobStore): Promise<'stored' | 'deduplicated'> {
+    if (blobs instanceof FilesystemBlobStore) return blobs.adopt(this.dataPath(meta.upload_id), hash);
+    return (await blobs.put(createReadStream(this.dataPath(meta.upload_id), { highWaterMark: 1 << 20 }), hash)).outcome;
   }
 
   async create(fields: NewUpload): Promise<UploadMeta> {
@@ -184,7 +179,7 @@ export class UploadStore {
   }
 
   /** Lets a sealed upload take chunks again (a completion refused for a reason that keeps the upload). */
-  unseal(id: string): void {
+  async unseal(id: string): Promise<void> {
     this.sealed.delete(id);
   }
 

@@ -49,7 +49,8 @@ export const SERVE_USAGE = `loom serve [--port 9100] [--host 127.0.0.1] [--stora
   --max-runs N         member runs without an outcome at once (every server of a shared log), default 16;
                        one more start is 503 ADMISSION_CEILING
   --blob-grace-seconds N  file content no file holds any more (removed or overwritten) is deleted from
-                       <data-dir>/plugins/data-plane/blobs once unreferenced this long, default 86400
+                       the blob store (<data-dir>/plugins/data-plane/blobs; on PostgreSQL the database)
+                       once unreferenced this long, default 86400
                        (24 h; checked hourly); 0: at the next hourly check. loom data gc collects at once
 
   Model providers (work loops) come from the variables their own tools read: ANTHROPIC_API_KEY and

@@ -7,6 +7,7 @@
  * primitives. `runStoreCompliance` in storage/compliance proves a driver
  * honours all of it.
  */
+import type { BlobStore } from './blob-store.js';
 import { token } from '../../core/di/token.js';
 import type { TornTail } from './journal/ingest-journal.js';
 import type { FilterNode, ParsedQuery } from './query/filter-ast.js';
@@ -229,6 +230,12 @@ export interface RecordStore {
    * challenge spent once). null when unset or expired.
    */
   takeSlot?(name: string): Promise<string | null>;
+  /**
+   * Drivers that keep blobs with the records (PostgreSQL): the blob store
+   * living beside this log, usable while the record store is open. Absent:
+   * the data plane keeps blobs in its own directory.
+   */
+  blobStore?(): BlobStore;
 }
 
 export const RecordStore = token<RecordStore>('storage.RecordStore');

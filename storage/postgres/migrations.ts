@@ -58,6 +58,31 @@ const MIGRATIONS: readonly string[] = [
   // 4: slots that expire (single-use challenges shared by every server): unset once expires_at (Unix ms) has passed.
   `ALTER TABLE store_slots ADD COLUMN expires_at bigint;
    CREATE INDEX store_slots_expiry ON store_slots (expires_at) WHERE expires_at IS NOT NULL;`,
+  // 5: data-plane blobs shared by every server (postgres-blob-store.ts): a row per blob, its bytes in chunks
+  // (`staging` ids name a put still streaming in), and holds that keep content a record is about to name.
+  `CREATE TABLE blobs (
+     hash       text   COLLATE "C" PRIMARY KEY,
+     size       bigint  NOT NULL,
+     chunk_size integer NOT NULL,
+     stored_at  bigint  NOT NULL
+   );
+   CREATE TABLE blob_chunks (
+     owner text    COLLATE "C" NOT NULL,
+     part  integer NOT NULL,
+     bytes bytea   NOT NULL,
+     PRIMARY KEY (owner, part)
+   );
+   ALTER TABLE blob_chunks ALTER COLUMN bytes SET STORAGE EXTERNAL;
+   CREATE TABLE blob_staging (
+     id         text   COLLATE "C" PRIMARY KEY,
+     started_at bigint NOT NULL
+   );
+   CREATE TABLE blob_holds (
+     id         text   COLLATE "C" PRIMARY KEY,
+     hash       text   COLLATE "C" NOT NULL,
+     expires_at bigint NOT NULL
+   );
+   CREATE INDEX blob_holds_hash ON blob_holds (hash);`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -34,7 +34,9 @@ import { RecordStoreFacade, type NormalisedPage } from '../contract/record-store
 import type { QueryResult, StoreCapabilities, StoreLease, ThreadSummary } from '../contract/record-store.js';
 import { clockSlotKey, type AppendOutcome, type PreparedRecord, type StoredRecord } from '../contract/stored-record.js';
 import { threadDeltas } from '../contract/thread-summaries.js';
+import type { BlobStore } from '../contract/blob-store.js';
 import { AdvisoryLease } from './advisory-lease.js';
+import { PostgresBlobStore } from './postgres-blob-store.js';
 import { migrate } from './migrations.js';
 import { queryableBody, RECORD_COLUMNS, rowToStored, type RecordRow } from './record-row.js';
 import { runQuery } from './run-query.js';
@@ -385,6 +387,11 @@ export class PostgresRecordStore extends RecordStoreFacade {
     } catch (error) {
       throw unavailable(error);
     }
+  }
+
+  /** Blobs go with the records: in this database, shared by every server of the log. */
+  blobStore(): BlobStore {
+    return new PostgresBlobStore(() => this.db, this.schema);
   }
 
   /** A session advisory lock on a pooled connection held for the duration of `work`. */

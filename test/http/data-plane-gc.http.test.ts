@@ -4,13 +4,14 @@
  * as reclaimable; the collector frees them on disk once the grace period has
  * passed (the server's clock moved) or at once with `grace_seconds: 0`, and
  * never takes content another path or another namespace still holds. On
- * SQLite, LevelDB and PostgreSQL record stores (the blob directory is the
- * server's own in each case). Then, on SQLite: the CLI (`loom data usage`,
+ * SQLite and LevelDB record stores (the blob directory is the server's own)
+ * and PostgreSQL (blobs in the database, `scope: 'shared'`). Then, on SQLite: the CLI (`loom data usage`,
  * `loom data gc --grace 0`), who may see and run what, signed URLs of
  * removed content, completions racing a collection of the same content, and
  * a `loom serve` process (its --blob-grace-seconds) killed mid-collection.
  */
 import { expect } from 'chai';
+import pg from 'pg';
 import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -27,7 +28,7 @@ const DAY = 86_400_000;
 const blobDir = (server: Pick<StartedServer, 'dataDir'>) => join(server.dataDir, 'plugins', 'data-plane', 'blobs');
 
 /** Bytes of the blob files on disk (the shard directories; not tmp/). */
-async function blobBytes(server: Pick<StartedServer, 'dataDir'>): Promise<number> {
+async function blobFileBytes(server: Pick<StartedServer, 'dataDir'>): Promise<number> {
   let total = 0;
   for (const shard of await readdir(blobDir(server))) {
     if (!/^[0-9a-f]{2}$/.test(shard)) continue;
@@ -51,6 +52,20 @@ describe('data plane: blob garbage collection', function () {
   for (const driver of ['sqlite', 'level', 'postgres'] as const) {
     describe(`on ${driver}`, () => {
       let server: StartedServer;
+      let databaseUrl: string | null = null;
+      const scope = driver === 'postgres' ? 'shared' : 'server';
+      /** Bytes of blob content kept: files on disk, or chunk rows of named blobs in PostgreSQL. */
+      const blobBytes = async (at: Pick<StartedServer, 'dataDir'>): Promise<number> => {
+        if (databaseUrl === null) return blobFileBytes(at);
+        const client = new pg.Client({ connectionString: databaseUrl });
+        await client.connect();
+        try {
+          const { rows } = await client.query<{ n: string }>("SELECT coalesce(sum(octet_length(c.bytes)), 0) AS n FROM loom.blob_chunks c JOIN loom.blobs b ON b.hash = c.owner");
+          return Number(rows[0]!.n);
+        } finally {
+          await client.end();
+        }
+      };
       let now = Date.parse('2026-11-27T08:00:00Z');
       const big = testBytes(4 * CHUNK + 12_345, 1);
       const shared = testBytes(CHUNK + 777, 2);
@@ -58,7 +73,8 @@ describe('data plane: blob garbage collection', function () {
       const v2 = testBytes(CHUNK / 2, 4);
 
       before(async function () {
-        const store = driver === 'postgres' ? { storage: 'postgres' as const, databaseUrl: await freshDatabase(await clusterOrSkip(this), 'blobgc') } : { storage: driver };
+        if (driver === 'postgres') databaseUrl = await freshDatabase(await clusterOrSkip(this), 'blobgc');
+        const store = databaseUrl !== null ? { storage: 'postgres' as const, databaseUrl } : { storage: driver };
         server = await startServer({ ...store, clock: () => now, data: { chunkSizeBytes: CHUNK } });
         // What `loom namespace create team` writes.
         const declared = await request(server.url, 'POST', '/v1/records', {
@@ -75,7 +91,7 @@ describe('data plane: blob garbage collection', function () {
         expect(copy.json.deduplicated).to.equal(true);
         await uploadFile(server.url, '/shared.bin', shared, { chunkSize: CHUNK, init: { namespace: 'team' } });
         const before = await usage(server);
-        expect(before.blob_store).to.include({ scope: 'server', blobs: 2, live_bytes: big.length + shared.length, reclaimable_bytes: 0 });
+        expect(before.blob_store).to.include({ scope, blobs: 2, live_bytes: big.length + shared.length, reclaimable_bytes: 0 });
         expect(await blobBytes(server)).to.equal(big.length + shared.length);
 
         await remove(server, '/big.bin');
@@ -157,7 +173,7 @@ describe('data plane: blob garbage collection', function () {
       const gc = await loom(['data', 'gc', '--grace', '0']);
       expect(gc.code, gc.stderr).to.equal(0);
       expect(gc.stdout).to.match(new RegExp(`^collected\\s+1 blob, ${content.length} bytes \\(3\\.0 MiB\\) freed$`, 'm'));
-      expect(await blobBytes(server)).to.equal(0);
+      expect(await blobFileBytes(server)).to.equal(0);
       const gcJson = await loom(['data', 'gc', '--json']);
       expect(JSON.parse(gcJson.stdout)).to.include({ object: 'data_gc', collected_blobs: 0, grace_seconds: 86_400 });
       const bad = await loom(['data', 'gc', '--grace', '-1']);
@@ -187,7 +203,7 @@ describe('data plane: blob garbage collection', function () {
       expectRefusal(await request(server.url, 'POST', '/v1/data/gc', { json: { grace_seconds: 0 } }), 401, 'AUTH_REQUIRED');
       expectRefusal(await request(server.url, 'POST', '/v1/data/gc', { json: { grace_seconds: -1 }, headers: bearer(admin) }), 400, 'INVALID_SHAPE');
       expectRefusal(await request(server.url, 'POST', '/v1/data/gc', { json: { grace: 0 }, headers: bearer(admin) }), 400, 'INVALID_SHAPE');
-      expect(await blobBytes(server)).to.equal(content.length);
+      expect(await blobFileBytes(server)).to.equal(content.length);
       expect(await server.loom.engine.store.watermark()).to.equal(watermark);
       expect(await collect(server, { grace_seconds: 0 }, bearer(admin))).to.include({ collected_blobs: 1, freed_bytes: content.length });
     });
@@ -204,7 +220,7 @@ describe('data plane: blob garbage collection', function () {
       expect(gone.status).to.equal(404);
       expect(((await gone.json()) as { code: string }).code).to.equal('BLOB_NOT_FOUND');
       // Not yet collected (within the grace): the refusal is the rule, not the missing file.
-      expect(await blobBytes(server)).to.equal(content.length);
+      expect(await blobFileBytes(server)).to.equal(content.length);
     });
   });
 
@@ -229,7 +245,7 @@ describe('data plane: blob garbage collection', function () {
         const read = await readBlob(server.url, `/v1/blobs/${hash}`);
         expect(read.status, `round ${round}`).to.equal(200);
         expect(read.bytes.equals(content)).to.equal(true);
-        expect(await blobBytes(server)).to.equal(content.length);
+        expect(await blobFileBytes(server)).to.equal(content.length);
         await remove(server, `/race/${round}.bin`);
       }
     });
@@ -264,7 +280,7 @@ describe('data plane: blob garbage collection', function () {
       const u = await usage(proc);
       expect(u.blob_store).to.include({ grace_seconds: 86_400, live_bytes: live });
       await collect(proc, { grace_seconds: 0 });
-      expect(await blobBytes(proc)).to.equal(live);
+      expect(await blobFileBytes(proc)).to.equal(live);
       expect((await usage(proc)).blob_store).to.include({ reclaimable_bytes: 0, blobs: 4 });
     });
   });

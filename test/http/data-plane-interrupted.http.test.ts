@@ -3,12 +3,15 @@
  * is cut in the middle of a chunk 20 times re-sends at most one chunk per
  * interruption, and the content that lands is byte-identical. The client here
  * is deliberately naive (it asks the server what is missing after each cut),
- * so the bound is the server's doing.
+ * so the bound is the server's doing. On SQLite (the upload's data file) and
+ * on PostgreSQL (each chunk a blob of the database, named once whole).
  */
 import { expect } from 'chai';
+import pg from 'pg';
 import { createHash, randomBytes } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { get, postJson, startServer, type StartedServer } from '../helpers/http-server.js';
+import { clusterOrSkip, freshDatabase } from '../helpers/postgres-test-support.js';
 
 const CHUNK = 64 * 1024;
 const CHUNKS = 40;
@@ -32,12 +35,16 @@ function put(url: string, headers: Record<string, string>, bytes: Buffer, cutAft
   });
 }
 
-describe('data plane: an upload interrupted 20 times', function () {
+for (const driver of ['sqlite', 'postgres'] as const)
+describe(`data plane: an upload interrupted 20 times, on ${driver}`, function () {
   this.timeout(60_000);
   let server: StartedServer;
+  let databaseUrl: string | null = null;
 
-  before(async () => {
-    server = await startServer({ data: { chunkSizeBytes: CHUNK } });
+  before(async function () {
+    if (driver === 'postgres') databaseUrl = await freshDatabase(await clusterOrSkip(this), 'interrupted');
+    const store = databaseUrl !== null ? { storage: 'postgres' as const, databaseUrl } : {};
+    server = await startServer({ ...store, data: { chunkSizeBytes: CHUNK } });
   });
   after(async () => {
     await server?.stop();
@@ -75,5 +82,18 @@ describe('data plane: an upload interrupted 20 times', function () {
     expect(done.json.content_hash).to.equal(createHash('sha256').update(content).digest('hex'));
     const read = await fetch(`${server.url}/v1/blobs/${done.json.content_hash}`);
     expect(Buffer.from(await read.arrayBuffer()).equals(content)).to.equal(true);
+    if (databaseUrl !== null) {
+      // The cut chunks left nothing half-stored, and the upload's parts went with it: one blob, no staging rows.
+      const client = new pg.Client({ connectionString: databaseUrl });
+      await client.connect();
+      try {
+        const { rows } = await client.query<{ blobs: number; staging: number; owners: number }>(
+          'SELECT (SELECT count(*)::int FROM loom.blobs) AS blobs, (SELECT count(*)::int FROM loom.blob_staging) AS staging, (SELECT count(DISTINCT owner)::int FROM loom.blob_chunks) AS owners',
+        );
+        expect(rows[0]).to.deep.equal({ blobs: 1, staging: 0, owners: 1 });
+      } finally {
+        await client.end();
+      }
+    }
   });
 });

@@ -340,11 +340,11 @@ function usageText(u: DataUsage): string {
   ]);
 }
 
-/** The server's whole blob store (admin callers): what files hold, what is left to collect and when. */
+/** The whole blob store (admin callers; this server's, or on PostgreSQL the one every server shares): what files hold, what is left to collect and when. */
 function blobStoreFields(b: NonNullable<DataUsage['blob_store']>): Array<[string, string]> {
   const last = b.last_collection;
   return [
-    ['server stores', `${sizeText(b.stored_bytes)} in ${b.blobs} blob${b.blobs === 1 ? '' : 's'}, all namespaces`],
+    [b.scope === 'shared' ? 'servers share' : 'server stores', `${sizeText(b.stored_bytes)} in ${b.blobs} blob${b.blobs === 1 ? '' : 's'}, all namespaces`],
     ['live', sizeText(b.live_bytes)],
     ['reclaimable', `${sizeText(b.reclaimable_bytes)} in ${b.reclaimable_blobs} blob${b.reclaimable_blobs === 1 ? '' : 's'} (freed once unreferenced for ${durationText(b.grace_seconds)}; now: loom data gc --grace 0)`],
     ['last collection', last ? `${last.at}: ${last.collected_blobs} blob${last.collected_blobs === 1 ? '' : 's'}, ${sizeText(last.freed_bytes)} freed` : 'none yet'],

@@ -99,7 +99,9 @@ const LastCollectionSchema = Type.Object(
 
 export const BlobStoreUsageSchema = Type.Object(
   {
-    scope: Type.Literal('server', { description: "This server's blob directory (each server of a shared log keeps its own)." }),
+    scope: Type.Union([Type.Literal('server'), Type.Literal('shared')], {
+      description: "server: this server's own blob directory (SQLite, LevelDB, memory); shared: the blobs in the PostgreSQL database, which every server of the log serves.",
+    }),
     blobs: Type.Integer({ description: 'Distinct contents stored.' }),
     stored_bytes: Type.Integer({ description: 'Bytes on disk: live plus reclaimable.' }),
     live_bytes: Type.Integer({ description: 'Content some file of some namespace holds.' }),
@@ -109,7 +111,7 @@ export const BlobStoreUsageSchema = Type.Object(
     collect_interval_seconds: Type.Integer({ description: 'How often the collector runs (blobCollectIntervalSeconds).' }),
     last_collection: Nullable(LastCollectionSchema),
   },
-  { $id: 'DataBlobStoreUsage', description: "This server's whole blob store, every namespace together: live and reclaimable bytes. Shown to admin callers; null for others." },
+  { $id: 'DataBlobStoreUsage', description: "The whole blob store (this server's, or the one shared by the log), every namespace together: live and reclaimable bytes. Shown to admin callers; null for others." },
 );
 
 export const CollectionSchema = Type.Object(

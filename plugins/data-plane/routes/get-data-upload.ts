@@ -16,5 +16,5 @@ export const getDataUpload = defineRoute({
   responses: { 200: { description: 'The upload’s progress.', schema: UploadStatusSchema } },
   errors: ['UPLOAD_NOT_FOUND'],
   inject: { uploads: DataUploadsToken },
-  handler: ({ params, caller }, { uploads }) => uploadStatus(uploads.upload(caller, params.upload_id)),
+  handler: async ({ params, caller }, { uploads }) => uploadStatus(await uploads.current(caller, params.upload_id)),
 });

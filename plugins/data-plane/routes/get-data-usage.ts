@@ -13,7 +13,7 @@ export const getDataUsage = defineRoute({
   summary: 'Storage used by a namespace, and its quota',
   description:
     'used_bytes counts each distinct content once per namespace; the quota (configuration topic data_quota) caps used_bytes plus the declared sizes of open uploads. ' +
-    'For an admin, blob_store adds what this server stores for every namespace together: live_bytes (content some file holds) and reclaimable_bytes (content no file holds any more, deleted once unreferenced for grace_seconds, or now by POST /v1/data/gc).',
+    'For an admin, blob_store adds what the blob store holds for every namespace together (scope server: the blob directory of this server; scope shared: on PostgreSQL, the blobs every server serves): live_bytes (content some file holds) and reclaimable_bytes (content no file holds any more, deleted once unreferenced for grace_seconds, or now by POST /v1/data/gc).',
   tags: ['data'],
   auth: { scope: 'records:read' },
   request: { query: Type.Object({ namespace: NamespaceQuery }, { additionalProperties: false }) },

@@ -1,5 +1,9 @@
 /**
- * The content-addressed blob store: `<dir>/<first two hex>/<sha256>`. A blob
+ * The filesystem blob driver (storage/contract/blob-store.ts), one per
+ * server: `<dir>/<first two hex>/<sha256>`. Used when the record store keeps
+ * no blobs of its own (SQLite, LevelDB, memory); PostgreSQL's driver keeps
+ * them in the database (storage/postgres/postgres-blob-store.ts). It lives in
+ * the data plane because the directory is the plugin's. A blob
  * reaches its name only by rename(2) of a file that was completely written
  * and fsynced, followed by an fsync of the directory, so a blob is never
  * visible half-written, a crash leaves either nothing or the whole blob, and
@@ -17,10 +21,14 @@ import { mkdir, open, readdir, rename, rm, stat, unlink } from 'node:fs/promises
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { Transform, type Readable } from 'node:stream';
+import { LoomError } from '../../core/errors/loom-error.js';
+import type { BlobPut, BlobStore, BlobUsage } from '../../storage/contract/blob-store.js';
 import { SHA256_HEX } from './node-records.js';
 import { storageError } from './storage-error.js';
 
-export class BlobStore {
+export class FilesystemBlobStore implements BlobStore {
+  readonly backend = 'filesystem';
+  readonly shared = false;
   private readonly tmp: string;
   /** Every blob held and its size, from one scan at open, then kept by adopt and remove. */
   private readonly sizes = new Map<string, number>();
@@ -46,10 +54,14 @@ export class BlobStore {
     this.indexing.catch(() => undefined);
   }
 
+  async close(): Promise<void> {
+    await this.indexing.catch(() => undefined);
+  }
+
   private async scan(): Promise<void> {
-    for (const hash of await this.list()) {
+    for (const hash of await this.hashesOnDisk()) {
       if (this.sizes.has(hash)) continue;
-      const size = await this.sizeOf(hash);
+      const size = await this.stat(hash);
       if (size !== null) this.sizes.set(hash, size);
     }
   }
@@ -70,16 +82,16 @@ export class BlobStore {
    * (idempotent): taken before adopting content a record will name, released
    * once that record is written (or refused).
    */
-  hold(hash: string): () => void {
+  hold(hash: string): Promise<() => Promise<void>> {
     this.holds.set(hash, (this.holds.get(hash) ?? 0) + 1);
     let released = false;
-    return () => {
+    return Promise.resolve(async () => {
       if (released) return;
       released = true;
       const left = (this.holds.get(hash) ?? 1) - 1;
       if (left > 0) this.holds.set(hash, left);
       else this.holds.delete(hash);
-    };
+    });
   }
 
   isHeld(hash: string): boolean {
@@ -103,10 +115,10 @@ export class BlobStore {
    * caller's reference check, made there, after every adopt before it)
    * still agrees. Answers the bytes freed, or null when it was kept or absent.
    */
-  remove(hash: string, collectable: () => boolean): Promise<number | null> {
+  remove(hash: string, collectable: () => Promise<boolean>): Promise<number | null> {
     return this.inTurn(hash, async () => {
-      if (this.isHeld(hash) || !collectable()) return null;
-      const size = await this.sizeOf(hash);
+      if (this.isHeld(hash) || !(await collectable())) return null;
+      const size = await this.stat(hash);
       if (size === null) {
         this.sizes.delete(hash);
         return null;
@@ -126,7 +138,7 @@ export class BlobStore {
   }
 
   /** The blob's size, or null when this instance does not hold it. */
-  async sizeOf(hash: string): Promise<number | null> {
+  async stat(hash: string): Promise<number | null> {
     try {
       return (await stat(this.pathOf(hash))).size;
     } catch (error) {
@@ -142,7 +154,7 @@ export class BlobStore {
   adopt(file: string, hash: string): Promise<'stored' | 'deduplicated'> {
     const target = this.pathOf(hash);
     return this.inTurn(hash, async () => {
-      const held = await this.sizeOf(hash);
+      const held = await this.stat(hash);
       if (held !== null) {
         await unlink(file);
         this.sizes.set(hash, held);
@@ -158,8 +170,8 @@ export class BlobStore {
     });
   }
 
-  /** Stores a stream (small writes, tests): temporary file, hash while writing, fsync, rename. */
-  async put(source: Readable): Promise<{ hash: string; size: number }> {
+  /** Stores a stream: temporary file, hash while writing, fsync, rename (the hash checked before the rename). */
+  async put(source: Readable, expectedHash?: string): Promise<BlobPut> {
     const file = join(this.tmp, randomBytes(12).toString('hex'));
     const hash = createHash('sha256');
     let size = 0;
@@ -174,8 +186,11 @@ export class BlobStore {
       await pipeline(source, tap, createWriteStream(file, { flags: 'wx' }));
       await syncFile(file);
       const digest = hash.digest('hex');
-      await this.adopt(file, digest);
-      return { hash: digest, size };
+      if (expectedHash !== undefined && expectedHash !== digest) {
+        throw new LoomError('CONTENT_HASH_MISMATCH', `the bytes hash to ${digest}, not the expected ${expectedHash}: nothing was stored`, { expected_hash: expectedHash, actual_hash: digest });
+      }
+      const outcome = await this.adopt(file, digest);
+      return { hash: digest, size, outcome };
     } catch (error) {
       await rm(file, { force: true });
       throw storageError(error);
@@ -187,8 +202,24 @@ export class BlobStore {
     return createReadStream(this.pathOf(hash), { start, end, highWaterMark: 1 << 20 });
   }
 
-  /** Every blob held (tests, doctor, the index): hashes in shard order. */
-  async list(): Promise<string[]> {
+  /** Every blob held, from the index kept since open (in hash order). */
+  async *list(): AsyncIterable<{ hash: string; size: number }> {
+    const sizes = await this.indexed();
+    for (const hash of [...sizes.keys()].sort()) {
+      const size = sizes.get(hash);
+      if (size !== undefined) yield { hash, size };
+    }
+  }
+
+  async usage(): Promise<BlobUsage> {
+    let bytes = 0;
+    const sizes = await this.indexed();
+    for (const size of sizes.values()) bytes += size;
+    return { blobs: sizes.size, bytes };
+  }
+
+  /** Every blob file on disk, in shard order. */
+  async hashesOnDisk(): Promise<string[]> {
     const out: string[] = [];
     for (const shard of (await readdir(this.dir)).filter((name) => /^[0-9a-f]{2}$/.test(name)).sort()) {
       const names = await readdir(join(this.dir, shard)).catch((error: NodeJS.ErrnoException) => {
