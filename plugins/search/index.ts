@@ -7,6 +7,8 @@
  * - blended BM25 find over conversations and, when the data-plane plugin is
  *   loaded, its files (find-service.ts), held in memory and rebuilt from the
  *   log at start.
+ * On a shared log only the leader calls the embedding provider; every server
+ * loads the vectors from the shared store (vector-follower.ts).
  * Every answer passes through the caller's read view.
  */
 import { join } from 'node:path';
@@ -25,6 +27,8 @@ import { getSearchStats, rebuildSearch } from './routes/search-admin.js';
 import { searchRecords } from './routes/search-records.js';
 import { FindServiceToken, SemanticSearchToken } from './search-token.js';
 import { SemanticSearch } from './semantic-search.js';
+import { VectorFollower } from './vector-follower.js';
+import { RecordStore } from '../../storage/contract/record-store.js';
 import { VECTOR_INDEX_HINT } from './hnsw-loader.js';
 
 export { SearchOptions } from './config.js';
@@ -50,6 +54,9 @@ export const searchPlugin = definePlugin({
     scope.configTopic(embeddingProviderTopic);
     for (const route of SEARCH_ROUTES) scope.route(route);
     const reader = resolve(scope.container, RecordReaderToken);
+    // Servers sharing a log share one embedder: the leader embeds, every server loads its vectors (semantic-search.ts).
+    const store = resolve(scope.container, RecordStore);
+    const shared = store.capabilities.sharedLog === true ? (store.sharedVectors ?? null) : null;
     const semantic = new SemanticSearch({
       reader,
       config: resolve(scope.container, Config),
@@ -57,9 +64,11 @@ export const searchPlugin = definePlugin({
       options,
       log: scope.log,
       now,
+      shared,
     });
     scope.expose(SemanticSearchToken, semantic);
     semantic.attach(scope.consume(semantic));
+    if (shared !== null) scope.consume(new VectorFollower(semantic, options.vectorPollMs));
     const finder = new FindService({ reader, options, log: scope.log, now });
     finder.attach(scope.consume(finder));
     scope.expose(FindServiceToken, finder);
@@ -77,6 +86,7 @@ export const searchPlugin = definePlugin({
     scope.describe('manifest', 'semantic_search.vector_index', () => semantic.vectorIndex);
     scope.describe('health', 'search', () => ({
       semantic: semantic.enabled ? semantic.embedder : 'off',
+      embedder: semantic.role,
       vector_index: semantic.vectorIndex === null ? 'loading' : semantic.vectorIndex.available ? 'hnsw' : 'unavailable',
     }));
     scope.capability('records.semantic_search', true);

@@ -10,3 +10,4 @@ export * from './query/compare-values.js';
 export * from './query/like-pattern.js';
 export * from './journal/accepted-record.js';
 export * from './journal/ingest-journal.js';
+export * from './shared-vectors.js';

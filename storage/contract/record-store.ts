@@ -11,6 +11,7 @@ import { token } from '../../core/di/token.js';
 import type { TornTail } from './journal/ingest-journal.js';
 import type { FilterNode, ParsedQuery } from './query/filter-ast.js';
 import type { AppendOutcome, PreparedRecord, StoredRecord } from './stored-record.js';
+import type { SharedVectors } from './shared-vectors.js';
 
 export type StoreStatus = 'new' | 'opening' | 'open' | 'closing' | 'closed';
 
@@ -229,6 +230,15 @@ export interface RecordStore {
    * challenge spent once). null when unset or expired.
    */
   takeSlot?(name: string): Promise<string | null>;
+
+  // ---- cluster embedder (issue 36) ----
+  /**
+   * Shared logs only: vectors derived from records (search embeddings),
+   * written by the leader and read by every server (shared-vectors.ts).
+   * Absent: each server keeps its own.
+   */
+  readonly sharedVectors?: SharedVectors;
+  // ---- end cluster embedder ----
 }
 
 export const RecordStore = token<RecordStore>('storage.RecordStore');

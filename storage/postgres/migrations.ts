@@ -58,6 +58,21 @@ const MIGRATIONS: readonly string[] = [
   // 4: slots that expire (single-use challenges shared by every server): unset once expires_at (Unix ms) has passed.
   `ALTER TABLE store_slots ADD COLUMN expires_at bigint;
    CREATE INDEX store_slots_expiry ON store_slots (expires_at) WHERE expires_at IS NOT NULL;`,
+  // 6 (cluster embedder, issue 36; numbered after the blob store's 5 at merge): vectors the leader computed
+  // for semantic search, per model and record sequence, and how far each model has examined the log.
+  `CREATE TABLE search_vectors (
+     model  text   COLLATE "C" NOT NULL,
+     seq    bigint NOT NULL,
+     meta   text   NOT NULL,
+     vector bytea  NOT NULL,
+     PRIMARY KEY (model, seq)
+   );
+   CREATE TABLE search_vector_progress (
+     model    text     COLLATE "C" PRIMARY KEY,
+     frontier bigint   NOT NULL,
+     dims     integer  NOT NULL,
+     failed   bigint[] NOT NULL DEFAULT '{}'
+   );`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -34,6 +34,7 @@ import { RecordStoreFacade, type NormalisedPage } from '../contract/record-store
 import type { QueryResult, StoreCapabilities, StoreLease, ThreadSummary } from '../contract/record-store.js';
 import { clockSlotKey, type AppendOutcome, type PreparedRecord, type StoredRecord } from '../contract/stored-record.js';
 import { threadDeltas } from '../contract/thread-summaries.js';
+import { PostgresSharedVectors } from './postgres-shared-vectors.js';
 import { AdvisoryLease } from './advisory-lease.js';
 import { migrate } from './migrations.js';
 import { queryableBody, RECORD_COLUMNS, rowToStored, type RecordRow } from './record-row.js';
@@ -118,6 +119,19 @@ export class PostgresRecordStore extends RecordStoreFacade {
   private readonly watchers = new Set<(sequence: number) => void>();
   private readonly leases = new Set<AdvisoryLease>();
   private readonly channel: string;
+  // ---- cluster embedder (issue 36) ----
+  /** Search vectors the leader computes and every server loads (postgres-shared-vectors.ts). */
+  readonly sharedVectors = new PostgresSharedVectors(
+    (work) => this.withClient(work),
+    async (text, values) => {
+      try {
+        return await this.db.query(text, values);
+      } catch (error) {
+        throw unavailable(error);
+      }
+    },
+  );
+  // ---- end cluster embedder ----
 
   constructor(private readonly options: PostgresRecordStoreOptions) {
     const schema = checkOptions(options);
