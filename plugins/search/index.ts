@@ -69,7 +69,7 @@ export const searchPlugin = definePlugin({
     scope.expose(SemanticSearchToken, semantic);
     semantic.attach(scope.consume(semantic));
     if (shared !== null) scope.consume(new VectorFollower(semantic, options.vectorPollMs));
-    const finder = new FindService({ reader, options, log: scope.log, now });
+    const finder = new FindService({ reader, options, log: scope.log, now, dir: scope.dataDir });
     finder.attach(scope.consume(finder));
     scope.expose(FindServiceToken, finder);
     scope.onStart(async () => {
