@@ -34,7 +34,7 @@ import type { SearchOptions } from './config.js';
 import { tokenize, type QueryTerm } from './bm25-index.js';
 import { FIELD_BOOST, FindIndex, materialDocId, type DocType, type IndexHit, type MaterialDocInfo } from './find-index.js';
 import { recordText } from './record-text.js';
-import { FIND_SNAPSHOT_FORMAT, loadFindSnapshot, saveFindSnapshot } from './find-snapshot.js';
+import { FIND_SNAPSHOT_FORMAT, openFindSnapshot, saveFindSnapshot } from './find-snapshot.js';
 import { snippet, type Snippet } from './snippet.js';
 
 export const FIND_LIMIT_DEFAULT = 20;
@@ -98,6 +98,9 @@ export class FindService implements LogConsumer {
   private lastSnapshotAt = -Infinity;
   private snapshot: { through: number; saved_at: string; bytes: number; took_ms: number } | null = null;
   private restored: { through: number; documents: { thread: number; material: number }; took_ms: number } | null = null;
+  /** The snapshot's index being read (null once in place). */
+  private loading: Promise<void> | null = null;
+  private abandoned = false;
   /** Namespaces whose files must be reconciled, with the sequence the data plane's tree must have reached. */
   private readonly dirty = new Map<string, number>();
   private consumer: ConsumerHandle | null = null;
@@ -124,7 +127,9 @@ export class FindService implements LogConsumer {
     this.data = data;
   }
 
+  /** Every record up to it is indexed (0 while a snapshot is being loaded: nothing is yet). */
   private get through(): number {
+    if (this.loading !== null) return 0;
     return this.consumer?.cursor ?? 0;
   }
 
@@ -134,32 +139,74 @@ export class FindService implements LogConsumer {
     this.markAllNamespaces();
   }
 
-  /** Consumer start: loads the snapshot when one fits this log; the sequence to index after. */
+  /**
+   * Consumer start: when a snapshot fits this log, the sequence it covers
+   * (the consumer starts after it) and its index loaded in the background
+   * (`loading`: the first batch and idle wait for it; the listener does not);
+   * else 0, the start of the log.
+   */
   private async restore(): Promise<number> {
     const dir = this.deps.options.findSnapshotMs > 0 ? (this.deps.dir ?? null) : null;
     if (dir === null) return 0;
     const started = this.deps.now();
     try {
-      const loaded = await loadFindSnapshot(dir, async (header) => {
-        if (header.materials !== (this.data !== null) || header.through > this.deps.reader.position) return false;
-        if (header.through === 0) return true;
-        const [at] = await this.deps.reader.changesSince(SYSTEM, header.through - 1, 1);
-        return at !== undefined && at.sequence === header.through && at.record.id === header.through_id;
-      });
-      if (loaded === null) return 0;
-      this.index = loaded.index;
-      for (const [namespace, sequence] of loaded.header.dirty) this.mark(namespace, sequence);
-      this.restored = { through: loaded.header.through, documents: this.index.documents, took_ms: this.deps.now() - started };
-      this.lastSnapshotAt = this.deps.now();
-      this.snapshot = { through: loaded.header.through, saved_at: loaded.header.saved_at, bytes: 0, took_ms: 0 };
-      this.deps.log.log('info', 'find index restored from its snapshot', { through: loaded.header.through, documents: this.index.documents, took_ms: this.restored.took_ms });
-      return loaded.header.through;
+      const opened = await openFindSnapshot(dir);
+      if (opened === null) return 0;
+      const { header } = opened;
+      if (header.format !== FIND_SNAPSHOT_FORMAT || header.materials !== (this.data !== null) || !(await this.sameLog(header.through, header.through_id))) {
+        await opened.close();
+        this.deps.log.log('info', 'find snapshot does not fit this log; rebuilding from the log', { through: header.through, format: header.format });
+        return 0;
+      }
+      const generation = this.generation;
+      this.loading = opened.readIndex().then(
+        (index) => {
+          if (generation !== this.generation) {
+            // A rebuild was asked for meanwhile: it starts from the whole log.
+            this.abandoned = true;
+            this.consumer?.rewind(0);
+            this.markAllNamespaces();
+            return;
+          }
+          this.index = index;
+          for (const [namespace, sequence] of header.dirty) this.mark(namespace, sequence);
+          this.restored = { through: header.through, documents: index.documents, took_ms: this.deps.now() - started };
+          this.lastSnapshotAt = this.deps.now();
+          this.snapshot = { through: header.through, saved_at: header.saved_at, bytes: 0, took_ms: 0 };
+          this.deps.log.log('info', 'find index restored from its snapshot', { through: header.through, documents: index.documents, took_ms: this.restored.took_ms });
+        },
+        (error: unknown) => {
+          // Cut short or unreadable: the whole log, from the start (a batch waiting meanwhile is dropped: it comes again).
+          this.index = new FindIndex();
+          this.dirty.clear();
+          this.abandoned = true;
+          this.consumer?.rewind(0);
+          this.deps.log.log('warn', 'find snapshot not loaded; rebuilding from the log', { error: (error as Error).message });
+        },
+      );
+      return header.through;
     } catch (error) {
-      this.index = new FindIndex();
-      this.dirty.clear();
       this.deps.log.log('warn', 'find snapshot not loaded; rebuilding from the log', { error: (error as Error).message });
       return 0;
     }
+  }
+
+  /** Whether the record at `through` is `id` (0: the empty log), so a snapshot of another log is never used. */
+  private async sameLog(through: number, id: string | null): Promise<boolean> {
+    if (through > this.deps.reader.position) return false;
+    if (through === 0) return true;
+    const [at] = await this.deps.reader.changesSince(SYSTEM, through - 1, 1);
+    return at !== undefined && at.sequence === through && at.record.id === id;
+  }
+
+  /** Waits for a snapshot being loaded; true when it failed and the batch in hand must be dropped (the log comes again from the start). */
+  private async loaded(): Promise<boolean> {
+    if (this.loading === null) return false;
+    await this.loading;
+    this.loading = null;
+    const abandoned = this.abandoned;
+    this.abandoned = false;
+    return abandoned;
   }
 
   /** Saves the snapshot (caught up or stopped: no batch runs meanwhile); a rebuild in progress or under way is not saved. */
@@ -183,6 +230,7 @@ export class FindService implements LogConsumer {
   }
 
   async stop(): Promise<void> {
+    if (await this.loaded()) return;
     await this.saveSnapshot();
   }
 
@@ -204,6 +252,7 @@ export class FindService implements LogConsumer {
 
   /** Indexes a slice of the log (system threads are not handed over). */
   async handle(records: readonly StoredRecord[]): Promise<void> {
+    if (await this.loaded()) return;
     for (const stored of records) {
       const record = stored.record;
       const body = record.body as Record<string, unknown>;
@@ -220,6 +269,7 @@ export class FindService implements LogConsumer {
   /** Once caught up with the log: one marked namespace's files, then discarded documents; 20 ms while a tree lags its records. */
   async idle({ caughtUp }: { caughtUp: boolean }): Promise<number | null> {
     if (!caughtUp) return null;
+    if (await this.loaded()) return 0;
     let worked: boolean;
     try {
       worked = (await this.reconcileOne()) || (await this.index.vacuumIfDirty());

@@ -3,7 +3,8 @@
  * framed binary file (snapshot-io.ts): a header (format, the log sequence the
  * index covers and that record's id, whether files were indexed, the
  * namespaces still to reconcile), then the index itself (find-index.ts
- * `write`). A start loads it and indexes only the log after it (the tail);
+ * `write`). A start reads its header, indexes only the log after it (the
+ * tail), and loads the index itself in the background meanwhile;
  * one that is missing, of another format, ahead of the log or for another log
  * (the record at its sequence has another id) is ignored: the index is
  * rebuilt from the start of the log, as before. Written to a temporary file
@@ -56,19 +57,40 @@ export async function saveFindSnapshot(dir: string, header: FindSnapshotHeader, 
   return size;
 }
 
-/** The snapshot's header and index, or null when there is none. Throws when it cannot be read whole. */
-export async function loadFindSnapshot(dir: string, accept: (header: FindSnapshotHeader) => Promise<boolean>): Promise<{ header: FindSnapshotHeader; index: FindIndex } | null> {
+/**
+ * The snapshot's header, with `readIndex` to read the rest (once; it closes
+ * the file, as does `close` when the header is refused), or null when there
+ * is none. Throws when the header cannot be read.
+ */
+export async function openFindSnapshot(dir: string): Promise<{ header: FindSnapshotHeader; readIndex(): Promise<FindIndex>; close(): Promise<void> } | null> {
   const handle = await open(join(dir, FILE), 'r').catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'ENOENT') return null;
     throw error;
   });
   if (handle === null) return null;
+  const input = new SnapshotReader(handle);
+  let header: FindSnapshotHeader;
   try {
-    const input = new SnapshotReader(handle);
-    const header = await input.json<FindSnapshotHeader>();
-    if (header.format !== FIND_SNAPSHOT_FORMAT || !(await accept(header))) return null;
-    return { header, index: await FindIndex.read(input) };
-  } finally {
+    header = await input.json<FindSnapshotHeader>();
+  } catch (error) {
     await handle.close();
+    throw error;
   }
+  const close = () => handle.close().catch(() => undefined);
+  return {
+    header,
+    readIndex: () => FindIndex.read(input).finally(close),
+    close,
+  };
+}
+
+/** The snapshot's header and index when `accept` takes the header; null when there is none or it is refused. Throws when it cannot be read whole. */
+export async function loadFindSnapshot(dir: string, accept: (header: FindSnapshotHeader) => Promise<boolean>): Promise<{ header: FindSnapshotHeader; index: FindIndex } | null> {
+  const opened = await openFindSnapshot(dir);
+  if (opened === null) return null;
+  if (opened.header.format !== FIND_SNAPSHOT_FORMAT || !(await accept(opened.header).catch(async (error: unknown) => (await opened.close(), Promise.reject(error))))) {
+    await opened.close();
+    return null;
+  }
+  return { header: opened.header, index: await opened.readIndex() };
 }
