@@ -5,8 +5,9 @@
  *   (semantic-search.ts), vectors kept per model in
  *   `<dataDir>/plugins/search/vectors/`;
  * - blended BM25 find over conversations and, when the data-plane plugin is
- *   loaded, its files (find-service.ts), held in memory and rebuilt from the
- *   log at start.
+ *   loaded, its files (find-service.ts), held in memory, restored at start
+ *   from a snapshot in the plugin's data directory plus the log after it
+ *   (find-snapshot.ts), or rebuilt from the whole log without one.
  * On a shared log only the leader calls the embedding provider; every server
  * loads the vectors from the shared store (vector-follower.ts).
  * Every answer passes through the caller's read view.
