@@ -183,6 +183,7 @@ export class ConsumerRunner implements EngineLoop, ConsumerHandle {
     const batchSize = consumer.batchSize ?? DEFAULT_BATCH;
     const share = consumer.busyShare ?? 1;
     const include = consumer.systemThreads === 'include';
+    let recheck = true;
     while (this.running) {
       try {
         const started = performance.now();
@@ -193,6 +194,7 @@ export class ConsumerRunner implements EngineLoop, ConsumerHandle {
         this.failed = null;
         const page = retry ?? (await this.read(from, published, batchSize));
         if (page.length > 0) {
+          recheck = true;
           this.state = 'running';
           const records = include ? page : page.filter((stored: StoredRecord) => !this.deps.systemThreads.has(stored.record.thread));
           const through = page[page.length - 1]!.sequence;
@@ -220,6 +222,11 @@ export class ConsumerRunner implements EngineLoop, ConsumerHandle {
         this.idleLeft = again !== null;
         this.state = 'caught_up';
         if (again === 0) await new Promise<void>((resolve) => setImmediate(resolve));
+        // Records published while `idle` awaited poked no sleep: read them now rather than sleep through them (once: never a spin).
+        else if (recheck && this.deps.bus.position > this.position) {
+          recheck = false;
+          continue;
+        }
         else await waits.sleep(again ?? IDLE_SLEEP_MS);
       } catch (error) {
         this.failures++;

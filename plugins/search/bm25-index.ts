@@ -16,6 +16,7 @@
  * until `compact()` drops them.
  */
 import SearchableMap from 'minisearch/SearchableMap';
+import type { SnapshotReader, SnapshotWriter } from './snapshot-io.js';
 
 export const K1 = 1.2;
 export const B = 0.75;
@@ -24,6 +25,9 @@ export type Field = keyof typeof FIELD_WEIGHTS;
 export const PREFIX_WEIGHT = 0.5;
 /** Expansions of a prefix considered, most frequent first. */
 const PREFIX_EXPANSIONS = 64;
+/** Snapshot frames: terms per JSON frame, postings per typed-array frame. */
+const TERMS_PER_FRAME = 10_000;
+const POSTINGS_PER_FRAME = 262_144;
 
 const TOKEN = /[^\n\r\p{Z}\p{P}]+/gu;
 
@@ -190,6 +194,94 @@ export class Bm25Index {
       list.length = kept;
     }
     this.deadCount = 0;
+  }
+
+  /**
+   * Writes the index for `read` (find-snapshot.ts), compacted first: the
+   * counters, the terms in id order, the postings in groups of terms, and
+   * the per-document arrays. A document's term list is not written: it is
+   * the set of postings holding it.
+   */
+  async write(out: SnapshotWriter): Promise<void> {
+    this.compact();
+    const terms = this.postings.length;
+    await out.json({ docs: this.docCount, live: this.liveCount, totalLength: this.totalLength, terms });
+    // Ids are given in insertion order and never taken back: the map's keys are the terms in id order.
+    const names = [...this.ids.keys()];
+    for (let from = 0; from < terms; from += TERMS_PER_FRAME) await out.json(names.slice(from, from + TERMS_PER_FRAME));
+    for (let from = 0; from < terms; ) {
+      let to = from;
+      let count = 0;
+      while (to < terms && (to === from || count + this.postings[to]!.length <= POSTINGS_PER_FRAME)) count += this.postings[to++]!.length;
+      const lengths = new Int32Array(to - from);
+      const dfs = new Int32Array(to - from);
+      const docs = new Int32Array(count);
+      const tfs = new Float32Array(count);
+      let at = 0;
+      for (let id = from; id < to; id++) {
+        const list = this.postings[id]!;
+        lengths[id - from] = list.length;
+        dfs[id - from] = list.df;
+        docs.set(list.docs.subarray(0, list.length), at);
+        tfs.set(list.tfs.subarray(0, list.length), at);
+        at += list.length;
+      }
+      await out.json({ from, to });
+      for (const array of [lengths, dfs, docs, tfs]) await out.bytes(array);
+      from = to;
+    }
+    for (const array of [this.lengths, this.alive, this.kinds]) await out.bytes(array.subarray(0, this.docCount));
+  }
+
+  /** An index as `write` wrote it. */
+  static async read(input: SnapshotReader): Promise<Bm25Index> {
+    const index = new Bm25Index();
+    const head = await input.json<{ docs: number; live: number; totalLength: number; terms: number }>();
+    const names: string[] = [];
+    while (names.length < head.terms) names.push(...(await input.json<string[]>()));
+    names.forEach((term, id) => {
+      index.ids.set(term, id);
+      index.dictionary.set(term, id);
+    });
+    const termCount = new Int32Array(head.docs);
+    while (index.postings.length < head.terms) {
+      const { from, to } = await input.json<{ from: number; to: number }>();
+      const lengths = await input.int32();
+      const dfs = await input.int32();
+      const docs = await input.int32();
+      const tfs = await input.float32();
+      if (from !== index.postings.length || to <= from || lengths.length !== to - from) throw new Error('snapshot postings out of order');
+      let at = 0;
+      for (let id = from; id < to; id++) {
+        const length = lengths[id - from]!;
+        const list = new Postings();
+        list.docs = new Int32Array(Math.max(4, length));
+        list.tfs = new Float32Array(Math.max(4, length));
+        list.docs.set(docs.subarray(at, at + length));
+        list.tfs.set(tfs.subarray(at, at + length));
+        list.length = length;
+        list.df = dfs[id - from]!;
+        for (let i = 0; i < length; i++) termCount[list.docs[i]!]! += 1;
+        index.postings.push(list);
+        at += length;
+      }
+    }
+    index.ensure(head.docs);
+    index.lengths.set(await input.float32());
+    index.alive.set(await input.uint8());
+    index.kinds.set(await input.uint8());
+    const filled = new Int32Array(head.docs);
+    for (let doc = 0; doc < head.docs; doc++) index.termsOf[doc] = index.alive[doc] ? new Int32Array(termCount[doc]!) : null;
+    index.postings.forEach((list, id) => {
+      for (let i = 0; i < list.length; i++) {
+        const doc = list.docs[i]!;
+        index.termsOf[doc]![filled[doc]!++] = id;
+      }
+    });
+    index.docCount = head.docs;
+    index.liveCount = head.live;
+    index.totalLength = head.totalLength;
+    return index;
   }
 
   /** The query's terms: its words, and when `prefix`, the last word's expansions (weighted PREFIX_WEIGHT). */

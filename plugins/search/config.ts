@@ -14,6 +14,8 @@ export const SearchOptions = Type.Object(
     hnswEfSearch: Type.Integer({ minimum: 10, maximum: 1000, default: 100 }),
     findBusyShare: Type.Number({ exclusiveMinimum: 0, maximum: 1, default: 0.3, description: 'While records keep arriving, the share of time the find indexer may take (1: no limit); it catches up when the burst ends.' }),
     findMaxFileBytes: Type.Integer({ minimum: 0, default: 1_048_576, description: 'Text files larger than this are found by name only.' }),
+    vectorPollMs: Type.Integer({ minimum: 10, default: 1_000, description: 'Servers sharing a PostgreSQL log: how often a server looks for vectors the leader embedded while the leader is behind the log head (the bound on how late a new vector reaches every server).' }),
+    findSnapshotMs: Type.Integer({ minimum: 0, default: 60_000, description: 'Least time between two snapshots of the find index (saved once caught up, and at stop), from which a start indexes only the log after it; 0: no snapshot, every start rebuilds from the whole log.' }),
     findSliceRecords: Type.Integer({ minimum: 10, default: 500, description: 'Records indexed for find before the indexer yields to other work.' }),
   },
   { additionalProperties: false },

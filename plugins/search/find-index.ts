@@ -9,6 +9,7 @@
  * memory, rebuilt at start.
  */
 import { Bm25Index, FIELD_WEIGHTS, type QueryTerm } from './bm25-index.js';
+import type { SnapshotReader, SnapshotWriter } from './snapshot-io.js';
 
 export type DocType = 'thread' | 'material';
 
@@ -36,6 +37,8 @@ export const recordDocId = (recordId: string) => `r:${recordId}`;
 export const materialDocId = (namespace: string, path: string) => `m:${namespace}\u0000${path}`;
 
 const PARTICIPANTS_KEPT = 20;
+/** Snapshot frames: entries per JSON frame. */
+const ENTRIES_PER_FRAME = 10_000;
 const KIND_BIT: Record<DocType, number> = { thread: 1, material: 2 };
 
 export interface IndexHit {
@@ -150,6 +153,39 @@ export class FindIndex {
     return dropped;
   }
 
+  /** Writes the index for `read` (find-snapshot.ts): the BM25 index, then each document's info (null once removed), gists and participants, in frames. */
+  async write(out: SnapshotWriter): Promise<void> {
+    await this.bm25.write(out);
+    const docs = this.infos.length;
+    await out.json({ docs, gists: this.gists.size, participants: this.participants.size });
+    for (let from = 0; from < docs; from += ENTRIES_PER_FRAME) {
+      const frame: Array<DocInfo | null> = [];
+      for (let doc = from; doc < Math.min(docs, from + ENTRIES_PER_FRAME); doc++) frame.push(this.bm25.isAlive(doc) ? (this.infos[doc] ?? null) : null);
+      await out.json(frame);
+    }
+    await writeEntries(out, this.gists);
+    await writeEntries(out, this.participants, (people) => [...people]);
+  }
+
+  /** An index as `write` wrote it. */
+  static async read(input: SnapshotReader): Promise<FindIndex> {
+    const index = new FindIndex();
+    index.bm25 = await Bm25Index.read(input);
+    const head = await input.json<{ docs: number; gists: number; participants: number }>();
+    while (index.infos.length < head.docs) {
+      for (const info of await input.json<Array<DocInfo | null>>()) {
+        const doc = index.infos.length;
+        index.infos.push(info as DocInfo);
+        if (info === null) continue;
+        index.byId.set(info.type === 'thread' ? recordDocId(info.recordId) : materialDocId(info.namespace, info.path), doc);
+        index.counts[info.type] += 1;
+      }
+    }
+    await readEntries<string>(input, head.gists, (thread, gist) => index.gists.set(thread, gist));
+    await readEntries<string[]>(input, head.participants, (thread, people) => index.participants.set(thread, new Set(people)));
+    return index;
+  }
+
   queryTerms(q: string, prefix: boolean): QueryTerm[] {
     return this.bm25.queryTerms(q, prefix);
   }
@@ -187,5 +223,25 @@ export class FindIndex {
       if (out.length >= limit || hits.length >= matched) return out;
       n = Math.min(matched, n * 4);
     }
+  }
+}
+
+async function writeEntries<V, W = V>(out: SnapshotWriter, map: ReadonlyMap<string, V>, shape: (value: V) => W = (value) => value as unknown as W): Promise<void> {
+  let frame: Array<[string, W]> = [];
+  for (const [key, value] of map) {
+    frame.push([key, shape(value)]);
+    if (frame.length === ENTRIES_PER_FRAME) {
+      await out.json(frame);
+      frame = [];
+    }
+  }
+  if (frame.length > 0) await out.json(frame);
+}
+
+async function readEntries<W>(input: SnapshotReader, count: number, put: (key: string, value: W) => void): Promise<void> {
+  for (let read = 0; read < count; ) {
+    const frame = await input.json<Array<[string, W]>>();
+    for (const [key, value] of frame) put(key, value);
+    read += frame.length;
   }
 }

@@ -8,10 +8,13 @@
  * plane's tree (added, re-read when their content changed, dropped when gone)
  * with text contents read from the blob store, when the consumer is caught
  * up. Ingest never waits for it: while records keep arriving it takes at most
- * `findBusyShare` of the time. The index lives in memory, so the consumer
- * keeps no checkpoint and every start rebuilds it from the start of the log
- * (searches meanwhile answer from what is indexed and `/v1/search/stats`
- * shows what is pending).
+ * `findBusyShare` of the time. The index lives in memory (each server keeps
+ * its own, CPU only, also on a shared log). A snapshot of it is saved in the
+ * plugin's data directory (find-snapshot.ts) once caught up, at most every
+ * `findSnapshotMs`, and when the server stops; a start loads it and indexes
+ * only the log after it. Without one (or with one that does not fit this
+ * log) a start rebuilds from the start of the log (searches meanwhile answer
+ * from what is indexed and `/v1/search/stats` shows what is pending).
  *
  * Answering: every matching document, best first; each is checked against
  * the caller's read view (records through the reader, files through the
@@ -31,6 +34,7 @@ import type { SearchOptions } from './config.js';
 import { tokenize, type QueryTerm } from './bm25-index.js';
 import { FIELD_BOOST, FindIndex, materialDocId, type DocType, type IndexHit, type MaterialDocInfo } from './find-index.js';
 import { recordText } from './record-text.js';
+import { FIND_SNAPSHOT_FORMAT, openFindSnapshot, saveFindSnapshot } from './find-snapshot.js';
 import { snippet, type Snippet } from './snippet.js';
 
 export const FIND_LIMIT_DEFAULT = 20;
@@ -72,6 +76,8 @@ export interface FindHit {
 }
 
 export interface FindDeps {
+  /** The search plugin's data directory (the snapshot's), or null: no snapshot, rebuilt from the log at every start. */
+  readonly dir?: string | null;
   readonly reader: RecordReader;
   readonly options: SearchOptions;
   readonly log: Logger;
@@ -81,11 +87,20 @@ export interface FindDeps {
 
 export class FindService implements LogConsumer {
   readonly name = 'find';
-  readonly startAt = 'start';
+  /** After the snapshot's sequence, else the start of the log. */
+  readonly startAt = { after: () => this.restore() };
   readonly keepCheckpoint = false;
   readonly batchSize: number;
   readonly busyShare: number;
-  private readonly index = new FindIndex();
+  private index = new FindIndex();
+  /** Bumped by a rebuild: a snapshot being written meanwhile is dropped. */
+  private generation = 0;
+  private lastSnapshotAt = -Infinity;
+  private snapshot: { through: number; saved_at: string; bytes: number; took_ms: number } | null = null;
+  private restored: { through: number; documents: { thread: number; material: number }; took_ms: number } | null = null;
+  /** The snapshot's index being read (null once in place). */
+  private loading: Promise<void> | null = null;
+  private abandoned = false;
   /** Namespaces whose files must be reconciled, with the sequence the data plane's tree must have reached. */
   private readonly dirty = new Map<string, number>();
   private consumer: ConsumerHandle | null = null;
@@ -112,7 +127,9 @@ export class FindService implements LogConsumer {
     this.data = data;
   }
 
+  /** Every record up to it is indexed (0 while a snapshot is being loaded: nothing is yet). */
   private get through(): number {
+    if (this.loading !== null) return 0;
     return this.consumer?.cursor ?? 0;
   }
 
@@ -120,6 +137,101 @@ export class FindService implements LogConsumer {
     this.startedAt = this.deps.now();
     this.rebuilding = { scope: 'all', startedAt: new Date(this.startedAt).toISOString() };
     this.markAllNamespaces();
+  }
+
+  /**
+   * Consumer start: when a snapshot fits this log, the sequence it covers
+   * (the consumer starts after it) and its index loaded in the background
+   * (`loading`: the first batch and idle wait for it; the listener does not);
+   * else 0, the start of the log.
+   */
+  private async restore(): Promise<number> {
+    const dir = this.deps.options.findSnapshotMs > 0 ? (this.deps.dir ?? null) : null;
+    if (dir === null) return 0;
+    const started = this.deps.now();
+    try {
+      const opened = await openFindSnapshot(dir);
+      if (opened === null) return 0;
+      const { header } = opened;
+      if (header.format !== FIND_SNAPSHOT_FORMAT || header.materials !== (this.data !== null) || !(await this.sameLog(header.through, header.through_id))) {
+        await opened.close();
+        this.deps.log.log('info', 'find snapshot does not fit this log; rebuilding from the log', { through: header.through, format: header.format });
+        return 0;
+      }
+      const generation = this.generation;
+      this.loading = opened.readIndex().then(
+        (index) => {
+          if (generation !== this.generation) {
+            // A rebuild was asked for meanwhile: it starts from the whole log.
+            this.abandoned = true;
+            this.consumer?.rewind(0);
+            this.markAllNamespaces();
+            return;
+          }
+          this.index = index;
+          for (const [namespace, sequence] of header.dirty) this.mark(namespace, sequence);
+          this.restored = { through: header.through, documents: index.documents, took_ms: this.deps.now() - started };
+          this.lastSnapshotAt = this.deps.now();
+          this.snapshot = { through: header.through, saved_at: header.saved_at, bytes: 0, took_ms: 0 };
+          this.deps.log.log('info', 'find index restored from its snapshot', { through: header.through, documents: index.documents, took_ms: this.restored.took_ms });
+        },
+        (error: unknown) => {
+          // Cut short or unreadable: the whole log, from the start (a batch waiting meanwhile is dropped: it comes again).
+          this.index = new FindIndex();
+          this.dirty.clear();
+          this.abandoned = true;
+          this.consumer?.rewind(0);
+          this.deps.log.log('warn', 'find snapshot not loaded; rebuilding from the log', { error: (error as Error).message });
+        },
+      );
+      return header.through;
+    } catch (error) {
+      this.deps.log.log('warn', 'find snapshot not loaded; rebuilding from the log', { error: (error as Error).message });
+      return 0;
+    }
+  }
+
+  /** Whether the record at `through` is `id` (0: the empty log), so a snapshot of another log is never used. */
+  private async sameLog(through: number, id: string | null): Promise<boolean> {
+    if (through > this.deps.reader.position) return false;
+    if (through === 0) return true;
+    const [at] = await this.deps.reader.changesSince(SYSTEM, through - 1, 1);
+    return at !== undefined && at.sequence === through && at.record.id === id;
+  }
+
+  /** Waits for a snapshot being loaded; true when it failed and the batch in hand must be dropped (the log comes again from the start). */
+  private async loaded(): Promise<boolean> {
+    if (this.loading === null) return false;
+    await this.loading;
+    this.loading = null;
+    const abandoned = this.abandoned;
+    this.abandoned = false;
+    return abandoned;
+  }
+
+  /** Saves the snapshot (caught up or stopped: no batch runs meanwhile); a rebuild in progress or under way is not saved. */
+  private async saveSnapshot(): Promise<void> {
+    const dir = this.deps.options.findSnapshotMs > 0 ? (this.deps.dir ?? null) : null;
+    const through = this.through;
+    if (dir === null || this.rebuilding !== null || through === 0 || through === this.snapshot?.through) return;
+    const generation = this.generation;
+    const started = this.deps.now();
+    const [at] = await this.deps.reader.changesSince(SYSTEM, through - 1, 1);
+    if (at === undefined || at.sequence !== through) return;
+    const header = { format: FIND_SNAPSHOT_FORMAT, through, through_id: at.record.id, materials: this.data !== null, dirty: [...this.dirty], saved_at: new Date(this.deps.now()).toISOString() };
+    try {
+      const bytes = await saveFindSnapshot(dir, header, this.index);
+      if (generation !== this.generation) return; // a rebuild began meanwhile: the next save replaces it
+      this.lastSnapshotAt = this.deps.now();
+      this.snapshot = { through, saved_at: header.saved_at, bytes, took_ms: this.deps.now() - started };
+    } catch (error) {
+      this.deps.log.log('warn', 'saving the find snapshot failed', { error: (error as Error).message });
+    }
+  }
+
+  async stop(): Promise<void> {
+    if (await this.loaded()) return;
+    await this.saveSnapshot();
   }
 
   /** Resolves once everything published so far is indexed (tests, benchmarks). */
@@ -140,6 +252,7 @@ export class FindService implements LogConsumer {
 
   /** Indexes a slice of the log (system threads are not handed over). */
   async handle(records: readonly StoredRecord[]): Promise<void> {
+    if (await this.loaded()) return;
     for (const stored of records) {
       const record = stored.record;
       const body = record.body as Record<string, unknown>;
@@ -156,6 +269,7 @@ export class FindService implements LogConsumer {
   /** Once caught up with the log: one marked namespace's files, then discarded documents; 20 ms while a tree lags its records. */
   async idle({ caughtUp }: { caughtUp: boolean }): Promise<number | null> {
     if (!caughtUp) return null;
+    if (await this.loaded()) return 0;
     let worked: boolean;
     try {
       worked = (await this.reconcileOne()) || (await this.index.vacuumIfDirty());
@@ -172,6 +286,8 @@ export class FindService implements LogConsumer {
       this.rebuilding = null;
       this.readyAt ??= this.deps.now();
     }
+    const every = this.deps.options.findSnapshotMs;
+    if (every > 0 && this.dirty.size === 0 && this.deps.now() - this.lastSnapshotAt >= every) await this.saveSnapshot();
     return this.dirty.size > 0 || this.index.dirt > 0 ? 20 : null;
   }
 
@@ -232,6 +348,7 @@ export class FindService implements LogConsumer {
 
   /** POST /v1/search/rebuild: drops the scope's documents and indexes them again in the background. */
   rebuild(scope: 'materials' | 'threads' | 'all'): { dropped: number } {
+    this.generation += 1;
     const dropped = this.index.drop(scope === 'all' ? 'all' : scope === 'threads' ? 'thread' : 'material');
     if (scope !== 'materials') this.consumer?.rewind(0);
     if (scope !== 'threads') this.markAllNamespaces();
@@ -349,6 +466,8 @@ export class FindService implements LogConsumer {
       materials_plane: this.data !== null,
       rebuilding: this.rebuilding,
       ready_after_ms: this.readyAt === null ? null : this.readyAt - this.startedAt,
+      restored_from_snapshot: this.restored,
+      snapshot: this.snapshot,
       last_indexed_at: this.lastIndexedAt,
       last_failure: this.lastFailure,
     };

@@ -5,8 +5,11 @@
  *   (semantic-search.ts), vectors kept per model in
  *   `<dataDir>/plugins/search/vectors/`;
  * - blended BM25 find over conversations and, when the data-plane plugin is
- *   loaded, its files (find-service.ts), held in memory and rebuilt from the
- *   log at start.
+ *   loaded, its files (find-service.ts), held in memory, restored at start
+ *   from a snapshot in the plugin's data directory plus the log after it
+ *   (find-snapshot.ts), or rebuilt from the whole log without one.
+ * On a shared log only the leader calls the embedding provider; every server
+ * loads the vectors from the shared store (vector-follower.ts).
  * Every answer passes through the caller's read view.
  */
 import { join } from 'node:path';
@@ -25,6 +28,8 @@ import { getSearchStats, rebuildSearch } from './routes/search-admin.js';
 import { searchRecords } from './routes/search-records.js';
 import { FindServiceToken, SemanticSearchToken } from './search-token.js';
 import { SemanticSearch } from './semantic-search.js';
+import { VectorFollower } from './vector-follower.js';
+import { RecordStore } from '../../storage/contract/record-store.js';
 import { VECTOR_INDEX_HINT } from './hnsw-loader.js';
 
 export { SearchOptions } from './config.js';
@@ -50,6 +55,9 @@ export const searchPlugin = definePlugin({
     scope.configTopic(embeddingProviderTopic);
     for (const route of SEARCH_ROUTES) scope.route(route);
     const reader = resolve(scope.container, RecordReaderToken);
+    // Servers sharing a log share one embedder: the leader embeds, every server loads its vectors (semantic-search.ts).
+    const store = resolve(scope.container, RecordStore);
+    const shared = store.capabilities.sharedLog === true ? (store.sharedVectors ?? null) : null;
     const semantic = new SemanticSearch({
       reader,
       config: resolve(scope.container, Config),
@@ -57,10 +65,12 @@ export const searchPlugin = definePlugin({
       options,
       log: scope.log,
       now,
+      shared,
     });
     scope.expose(SemanticSearchToken, semantic);
     semantic.attach(scope.consume(semantic));
-    const finder = new FindService({ reader, options, log: scope.log, now });
+    if (shared !== null) scope.consume(new VectorFollower(semantic, options.vectorPollMs));
+    const finder = new FindService({ reader, options, log: scope.log, now, dir: scope.dataDir });
     finder.attach(scope.consume(finder));
     scope.expose(FindServiceToken, finder);
     scope.onStart(async () => {
@@ -77,6 +87,7 @@ export const searchPlugin = definePlugin({
     scope.describe('manifest', 'semantic_search.vector_index', () => semantic.vectorIndex);
     scope.describe('health', 'search', () => ({
       semantic: semantic.enabled ? semantic.embedder : 'off',
+      embedder: semantic.role,
       vector_index: semantic.vectorIndex === null ? 'loading' : semantic.vectorIndex.available ? 'hnsw' : 'unavailable',
     }));
     scope.capability('records.semantic_search', true);

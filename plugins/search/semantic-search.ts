@@ -20,6 +20,13 @@
  *   that model's store, leaving the others on disk, unused.
  * - Records on system threads (configuration, credentials, consent, ...) are
  *   never embedded (the kernel's one rule, core/engine/system-threads.ts).
+ * - On a shared log (several servers on one PostgreSQL store, which offers
+ *   `sharedVectors`), the consumer is leader-only: the leader alone calls the
+ *   provider, writes the vectors and the model's frontier to the shared
+ *   store in one transaction, and every server (the leader too) loads them
+ *   into its own in-memory vectors and graph in pages (`pull`, driven by
+ *   vector-follower.ts). A new leader resumes at the shared frontier. The
+ *   query of a search is still embedded by the server that answers it.
  */
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
@@ -31,6 +38,7 @@ import type { Config } from '../../core/folds/config/config-topic.js';
 import type { Logger } from '../../core/plugin/logger.js';
 import type { LoomRecord } from '../../core/records/record.js';
 import type { StoredRecord } from '../../storage/contract/stored-record.js';
+import type { SharedVectors } from '../../storage/contract/shared-vectors.js';
 import { threadsOf } from '../../core/access/restriction.js';
 import type { SearchOptions } from './config.js';
 import { embeddingProviderTopic, type EmbeddingProvider } from './embedding-provider-topic.js';
@@ -48,6 +56,11 @@ export const EMBED_LIMIT_MAX = 500;
 const EXACT_SUBSET_MAX = 20_000;
 /** Graph candidates asked for before a search falls back to an exact scan. */
 const GRAPH_CANDIDATES_MAX = 4_096;
+/** Shared vectors read per page while loading or following (a page at a time in memory besides the index). */
+const PULL_PAGE = 1_000;
+
+/** Who computes this server's vectors: itself (`local`), or on a shared log the leader (this server: `leader`; another: `follower`). */
+export type EmbedderRole = 'local' | 'leader' | 'follower';
 
 export interface SearchRequest {
   readonly query: string;
@@ -90,6 +103,8 @@ export interface SemanticSearchDeps {
   readonly now: () => number;
   /** hnswlib-node or why it is missing (default: the process's one dynamic import; tests pass their own). */
   readonly vectorIndex?: Promise<VectorIndexLibrary>;
+  /** A shared log's vector table: only the leader embeds; null or absent: this server embeds for itself. */
+  readonly shared?: SharedVectors | null;
 }
 
 /** `ollama:<model>`, the `embedder` field of answers. */
@@ -104,6 +119,13 @@ export class SemanticSearch implements LogConsumer {
   readonly batchSize: number;
   readonly busyShare: number;
   readonly backoff: { initialMs: number; maxMs: number };
+  /** On a shared log only the leader calls the embedding provider. */
+  readonly leaderOnly: boolean;
+  private readonly shared: SharedVectors | null;
+  /** Whether this server runs the leader-only embedder now (shared log). */
+  private leading = false;
+  /** Pulls of shared vectors, one at a time per model's store. */
+  private readonly pulling = new Map<VectorStore, Promise<number>>();
   private consumer: ConsumerHandle | null = null;
   private active: Active | null = null;
   private switching: Promise<void> = Promise.resolve();
@@ -123,6 +145,13 @@ export class SemanticSearch implements LogConsumer {
     this.batchSize = deps.options.embedBatchSize * 8;
     this.busyShare = deps.options.embedBusyShare;
     this.backoff = { initialMs: deps.options.embedBackoffMs, maxMs: deps.options.maxBackoffMs };
+    this.shared = deps.shared ?? null;
+    this.leaderOnly = this.shared !== null;
+  }
+
+  /** Who computes this server's vectors (health, stats). */
+  get role(): EmbedderRole {
+    return this.shared === null ? 'local' : this.leading ? 'leader' : 'follower';
   }
 
   /** The kernel's handle, once contributed (scope.consume). */
@@ -133,11 +162,14 @@ export class SemanticSearch implements LogConsumer {
   /** Where the consumer starts: the active model's frontier (no model: the head; a model configured later rewinds it). */
   private async frontier(): Promise<number> {
     const active = await this.current();
-    return active ? active.store.frontier : this.deps.reader.position;
+    if (!active) return this.deps.reader.position;
+    if (this.shared) return (await this.shared.progress(embedderName(active.provider)))?.frontier ?? 0;
+    return active.store.frontier;
   }
 
   /** Consumer start: follows the configured provider (a change cuts a backoff short). */
   start(): void {
+    this.leading = this.shared !== null;
     this.unwatch = this.deps.config.watch(embeddingProviderTopic, () => {
       this.failures = 0;
       this.consumer?.wake();
@@ -150,6 +182,7 @@ export class SemanticSearch implements LogConsumer {
     this.unwatch?.();
     this.unwatch = null;
     await this.work.catch(() => undefined);
+    this.leading = false;
     for (const { index } of this.stores.values()) await index.save().catch(() => undefined);
   }
 
@@ -183,7 +216,8 @@ export class SemanticSearch implements LogConsumer {
       const key = modelKey(provider);
       let opened = this.stores.get(key);
       if (!opened) {
-        const store = await VectorStore.open(this.deps.dir === null ? null : join(this.deps.dir, key), provider.kind, provider.model);
+        // Shared vectors live in the shared store; this server's copy is in memory, loaded from it below.
+        const store = await VectorStore.open(this.deps.dir === null || this.shared ? null : join(this.deps.dir, key), provider.kind, provider.model);
         const library = await this.loadVectorIndex();
         const index = new VectorIndex(
           store,
@@ -192,6 +226,7 @@ export class SemanticSearch implements LogConsumer {
         );
         await index.open();
         opened = { store, index };
+        if (this.shared) await this.pullStore(embedderName(provider), store);
         this.stores.set(key, opened);
       }
       const options = this.deps.options;
@@ -246,7 +281,8 @@ export class SemanticSearch implements LogConsumer {
     const active = await this.current();
     if (!active) return;
     // Read for another model (a switch while it was in flight): this model resumes at its own frontier.
-    if (after > active.store.frontier) return this.consumer?.rewind(active.store.frontier);
+    const { frontier } = await this.progressOf(active);
+    if (after > frontier) return this.consumer?.rewind(frontier);
     try {
       const report = await this.serialised(() => this.embedBatch(active, records, through));
       if (report.examined > 0) this.noteSuccess();
@@ -261,7 +297,13 @@ export class SemanticSearch implements LogConsumer {
    * keeps the CPU; searches scan the tail exactly meanwhile); when the log is quiet, 50 ms slices back to back. It is
    * saved when everything is indexed.
    */
-  async idle({ caughtUp, busy }: { caughtUp: boolean; busy: boolean }): Promise<number | null> {
+  async idle(context: { caughtUp: boolean; busy: boolean }): Promise<number | null> {
+    // On a shared log every server's graph is built by its own follower (vector-follower.ts), the leader's too.
+    return this.shared ? null : this.indexIdle(context);
+  }
+
+  /** The graph's share of idle time (see `idle`). */
+  async indexIdle({ caughtUp, busy }: { caughtUp: boolean; busy: boolean }): Promise<number | null> {
     const active = this.active;
     if (!active) return null;
     let progressed = false;
@@ -296,7 +338,7 @@ export class SemanticSearch implements LogConsumer {
    */
   private async embedNext(active: Active, limit: number): Promise<{ examined: number; embedded: number; skipped: number; failed: number }> {
     const batch: StoredRecord[] = [];
-    let through = active.store.frontier;
+    let through = (await this.progressOf(active)).frontier;
     while (batch.length < limit) {
       const page = await this.deps.reader.changesSince(SYSTEM, through, Math.max(limit, 100));
       if (page.length === 0) break;
@@ -317,8 +359,9 @@ export class SemanticSearch implements LogConsumer {
    */
   private async embedBatch(active: Active, records: readonly StoredRecord[], through: number): Promise<{ examined: number; embedded: number; skipped: number; failed: number }> {
     const { store } = active;
-    if (through <= store.frontier) return { examined: 0, embedded: 0, skipped: 0, failed: 0 };
-    const batch = records.filter((stored) => stored.sequence > store.frontier && !store.has(stored.sequence));
+    const progress = await this.progressOf(active);
+    if (through <= progress.frontier) return { examined: 0, embedded: 0, skipped: 0, failed: 0 };
+    const batch = records.filter((stored) => stored.sequence > progress.frontier && !store.has(stored.sequence));
     const withText: Array<{ stored: StoredRecord; text: string }> = [];
     let skipped = 0;
     for (const stored of batch) {
@@ -334,11 +377,15 @@ export class SemanticSearch implements LogConsumer {
       const vectors = await this.embedChunk(active, chunk.map((item) => item.text));
       chunk.forEach((item, j) => {
         const vector = vectors[j];
-        if (vector === null || vector === undefined || (store.dimensions > 0 && vector.length !== store.dimensions)) failed.push(item.stored.sequence);
+        if (vector === null || vector === undefined || (progress.dims > 0 && vector.length !== progress.dims)) failed.push(item.stored.sequence);
         else entries.push({ meta: slotMeta(item.stored), vector });
       });
     }
-    await store.append(entries, through, failed);
+    if (this.shared) {
+      const rows = entries.map((entry) => ({ sequence: entry.meta.sequence, meta: JSON.stringify(entry.meta), vector: unit(entry.vector) }));
+      await this.shared.append(embedderName(active.provider), rows, { frontier: through, dims: progress.dims || (rows[0]?.vector.length ?? 0), failed });
+      await this.pullStore(embedderName(active.provider), store);
+    } else await store.append(entries, through, failed);
     return { examined: batch.length, embedded: entries.length, skipped, failed: failed.length };
   }
 
@@ -358,6 +405,12 @@ export class SemanticSearch implements LogConsumer {
   /** POST /v1/records/embed: embeds up to `limit` records lacking a vector under the active model. */
   async backfill(limit: number): Promise<EmbedReport> {
     const active = await this.requireActive();
+    if (this.role === 'follower') {
+      // Only the leader calls the provider: a follower answers with what the shared store holds now.
+      await this.pull();
+      const remaining = Math.max(0, this.deps.reader.position - active.store.frontier);
+      return { embedder: embedderName(active.provider), embedded: 0, skipped_empty: 0, failed: 0, remaining, has_more: remaining > 0 };
+    }
     const result = await this.serialised(() => this.embedNext(active, limit)).catch((error: unknown) => {
       if (error instanceof EmbedderError) {
         this.noteFailure(error);
@@ -369,6 +422,67 @@ export class SemanticSearch implements LogConsumer {
     this.consumer?.wake();
     const remaining = Math.max(0, this.deps.reader.position - active.store.frontier);
     return { embedder: embedderName(active.provider), embedded: result.embedded, skipped_empty: result.skipped, failed: result.failed, remaining, has_more: remaining > 0 };
+  }
+
+  // ---- shared vectors ----
+
+  /** Where the active model's examination of the log stands: the shared store's on a shared log, else this server's. */
+  private async progressOf(active: Active): Promise<{ frontier: number; dims: number }> {
+    if (!this.shared) return { frontier: active.store.frontier, dims: active.store.dimensions };
+    const progress = await this.shared.progress(embedderName(active.provider));
+    return { frontier: progress?.frontier ?? 0, dims: progress?.dims ?? 0 };
+  }
+
+  /**
+   * Shared log: loads the vectors the leader wrote since the last pull into
+   * the active model's in-memory store. Returns how many were loaded (0: none
+   * new, or not a shared log, or search is off).
+   */
+  async pull(): Promise<number> {
+    if (!this.shared) return 0;
+    const active = await this.current();
+    if (!active) return 0;
+    return this.pullStore(embedderName(active.provider), active.store);
+  }
+
+  /** Whether the shared frontier is behind this server's log head (the leader has work left; followers poll meanwhile). */
+  get behind(): boolean {
+    const active = this.active;
+    return active !== null && active.store.frontier < this.deps.reader.position;
+  }
+
+  /** Pulls after any pull in flight (which may have read before the caller's own write). */
+  private pullStore(model: string, store: VectorStore): Promise<number> {
+    const previous = this.pulling.get(store) ?? Promise.resolve(0);
+    const next = previous.catch(() => 0).then(() => this.pullPages(model, store));
+    this.pulling.set(store, next);
+    void next.catch(() => undefined).then(() => {
+      if (this.pulling.get(store) === next) this.pulling.delete(store);
+    });
+    return next;
+  }
+
+  /**
+   * The frontier is read first and the pages after it: vectors and frontier
+   * are committed together, so every vector at or below the frontier read is
+   * in the pages. Pages come in sequence order, so the store's last slot is
+   * where the next pull starts.
+   */
+  private async pullPages(model: string, store: VectorStore): Promise<number> {
+    const shared = this.shared!;
+    const progress = await shared.progress(model);
+    if (progress === null) return 0;
+    let loaded = 0;
+    for (;;) {
+      const after = store.size === 0 ? 0 : store.meta(store.size - 1).sequence;
+      const rows = await shared.page(model, after, PULL_PAGE);
+      if (rows.length > 0) await store.append(rows.map((row) => ({ meta: JSON.parse(row.meta) as SlotMeta, vector: row.vector })), store.frontier);
+      loaded += rows.length;
+      if (rows.length < PULL_PAGE) break;
+    }
+    const known = new Set(store.failed);
+    await store.append([], progress.frontier, progress.failed.filter((sequence) => !known.has(sequence)));
+    return loaded;
   }
 
   // ---- searching ----
@@ -474,6 +588,7 @@ export class SemanticSearch implements LogConsumer {
     return {
       enabled: active !== null,
       embedder: active ? embedderName(active.provider) : null,
+      role: this.role,
       endpoint: active?.provider.endpoint ?? null,
       provider_state: active === null ? 'off' : this.failures > 0 ? 'failing' : 'ok',
       consecutive_failures: this.failures,

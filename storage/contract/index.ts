@@ -11,3 +11,4 @@ export * from './query/like-pattern.js';
 export * from './journal/accepted-record.js';
 export * from './journal/ingest-journal.js';
 export * from './blob-store.js';
+export * from './shared-vectors.js';

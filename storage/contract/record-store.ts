@@ -12,6 +12,7 @@ import { token } from '../../core/di/token.js';
 import type { TornTail } from './journal/ingest-journal.js';
 import type { FilterNode, ParsedQuery } from './query/filter-ast.js';
 import type { AppendOutcome, PreparedRecord, StoredRecord } from './stored-record.js';
+import type { SharedVectors } from './shared-vectors.js';
 
 export type StoreStatus = 'new' | 'opening' | 'open' | 'closing' | 'closed';
 
@@ -236,6 +237,12 @@ export interface RecordStore {
    * the data plane keeps blobs in its own directory.
    */
   blobStore?(): BlobStore;
+  /**
+   * Shared logs only: vectors derived from records (search embeddings),
+   * written by the leader and read by every server (shared-vectors.ts).
+   * Absent: each server keeps its own.
+   */
+  readonly sharedVectors?: SharedVectors;
 }
 
 export const RecordStore = token<RecordStore>('storage.RecordStore');

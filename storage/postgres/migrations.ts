@@ -83,6 +83,21 @@ const MIGRATIONS: readonly string[] = [
      expires_at bigint NOT NULL
    );
    CREATE INDEX blob_holds_hash ON blob_holds (hash);`,
+  // 6: vectors the leader computed
+  // for semantic search, per model and record sequence, and how far each model has examined the log.
+  `CREATE TABLE search_vectors (
+     model  text   COLLATE "C" NOT NULL,
+     seq    bigint NOT NULL,
+     meta   text   NOT NULL,
+     vector bytea  NOT NULL,
+     PRIMARY KEY (model, seq)
+   );
+   CREATE TABLE search_vector_progress (
+     model    text     COLLATE "C" PRIMARY KEY,
+     frontier bigint   NOT NULL,
+     dims     integer  NOT NULL,
+     failed   bigint[] NOT NULL DEFAULT '{}'
+   );`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -35,6 +35,7 @@ import type { QueryResult, StoreCapabilities, StoreLease, ThreadSummary } from '
 import { clockSlotKey, type AppendOutcome, type PreparedRecord, type StoredRecord } from '../contract/stored-record.js';
 import { threadDeltas } from '../contract/thread-summaries.js';
 import type { BlobStore } from '../contract/blob-store.js';
+import { PostgresSharedVectors } from './postgres-shared-vectors.js';
 import { AdvisoryLease } from './advisory-lease.js';
 import { PostgresBlobStore } from './postgres-blob-store.js';
 import { migrate } from './migrations.js';
@@ -120,6 +121,19 @@ export class PostgresRecordStore extends RecordStoreFacade {
   private readonly watchers = new Set<(sequence: number) => void>();
   private readonly leases = new Set<AdvisoryLease>();
   private readonly channel: string;
+  // ---- cluster embedder (issue 36) ----
+  /** Search vectors the leader computes and every server loads (postgres-shared-vectors.ts). */
+  readonly sharedVectors = new PostgresSharedVectors(
+    (work) => this.withClient(work),
+    async (text, values) => {
+      try {
+        return await this.db.query(text, values);
+      } catch (error) {
+        throw unavailable(error);
+      }
+    },
+  );
+  // ---- end cluster embedder ----
 
   constructor(private readonly options: PostgresRecordStoreOptions) {
     const schema = checkOptions(options);

@@ -116,6 +116,22 @@ describe('log consumers (kernel compliance, in process)', function () {
     });
   });
 
+  it('hands over records published while a caught-up idle was awaiting, without sleeping through them', async () => {
+    const { plugin, probe } = probePlugin({ name: 'idling', idleMs: 400 });
+    const server = await startServer({ plugins: [{ plugin }] });
+    try {
+      const [first] = await write(server.url, 1);
+      await until('the first record', () => probe.handled.some((stored) => stored.record.id === first));
+      await new Promise((resolve) => setTimeout(resolve, 100)); // idle is awaiting its timer now
+      const [second] = await write(server.url, 1);
+      const started = Date.now();
+      await until('the second record', () => probe.handled.some((stored) => stored.record.id === second), 5_000);
+      expect(Date.now() - started).to.be.lessThan(2_000);
+    } finally {
+      await server.stop();
+    }
+  });
+
   it('takes at most its busy share of the time during an ingest burst, and catches up after it', async () => {
     const { plugin, probe } = probePlugin({ batchSize: 1, batchMs: 8, spin: true, busyShare: 0.2 });
     const server = await startServer({ plugins: [{ plugin }] });

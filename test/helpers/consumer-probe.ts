@@ -24,6 +24,8 @@ export interface ProbeOptions {
   readonly declares?: readonly string[];
   /** Throws on the first `failures` attempts. */
   readonly failures?: number;
+  /** When set, `idle` takes this long (a timer) once caught up, then has nothing left. */
+  readonly idleMs?: number;
 }
 
 export interface Probe {
@@ -45,6 +47,14 @@ export function probePlugin(options: ProbeOptions = {}) {
     busyShare: options.busyShare,
     systemThreads: options.systemThreads,
     backoff: { initialMs: 20, maxMs: 200 },
+    ...(options.idleMs === undefined
+      ? {}
+      : {
+          async idle({ caughtUp }: { caughtUp: boolean }) {
+            if (caughtUp) await new Promise((resolve) => setTimeout(resolve, options.idleMs));
+            return null;
+          },
+        }),
     async handle(records, span) {
       const start = performance.now();
       if (failuresLeft > 0) {
