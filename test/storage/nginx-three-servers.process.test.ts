@@ -10,6 +10,9 @@
  *   for the re-credential door, and spent once;
  * - an SSE watch held open through nginx sees, in order, every record
  *   ingested through the other servers;
+ * - a chunked upload whose chunks land on different servers completes, and
+ *   the file is served whole, by range and by a signed URL by servers that
+ *   did not receive its chunks;
  * - one server is killed while writers keep writing through nginx and retry
  *   what failed (a refused connection nginx passes on itself; a request cut
  *   mid-flight comes back 502 and the client resends it, which is
@@ -19,6 +22,7 @@ import { expect } from 'chai';
 import { existsSync } from 'node:fs';
 import { chromium, type Browser } from 'playwright-core';
 import { bootstrapAdmin, bearer, createAccount, type Credential } from '../helpers/auth.js';
+import { completeWrite, initWrite, putChunkOf, readBlob, sha256, testBytes } from '../helpers/data-plane.js';
 import { get, mapLimit, newThread, request, SseReader, type HttpAnswer } from '../helpers/http-server.js';
 import { startLoomProcess, type LoomProcess } from '../helpers/loom-process.js';
 import { nginxUnavailable, startNginx, type LoggedRequest, type Nginx } from '../helpers/nginx.js';
@@ -164,6 +168,41 @@ describe('three loom serve processes behind nginx on one PostgreSQL (round robin
     } finally {
       watch.close();
     }
+  });
+
+  it('a chunked upload whose chunks land on different servers completes; others serve it whole, by range and by a signed URL', async () => {
+    const CHUNK = 8 * 1024 * 1024;
+    const content = testBytes(3 * CHUNK + 12_345, 41);
+    const admin_ = bearer(admin);
+    const init = await initWrite(nginx.url, { path: '/nginx/big.bin', size_bytes: content.length, content_type: 'application/octet-stream' }, admin_);
+    expect(init.status, init.text).to.equal(201);
+    const uploadId: string = init.json.upload_id;
+    for (let i = 0; i * CHUNK < content.length; i++) {
+      const put = await putChunkOf(nginx.url, uploadId, content, CHUNK, i, admin_);
+      expect(put.status, put.text).to.be.below(300);
+    }
+    const done = await completeWrite(nginx.url, uploadId, admin_, sha256(content));
+    expect(done.status, done.text).to.equal(200);
+    const whole = await readBlob(nginx.url, `/v1/blobs/${sha256(content)}`, admin_);
+    expect(whole.status).to.equal(200);
+    expect(whole.bytes.equals(content)).to.equal(true);
+    const [start, end] = [2 * CHUNK - 10, 2 * CHUNK + 9];
+    const ranged = await readBlob(nginx.url, `/v1/blobs/${sha256(content)}`, { ...admin_, range: `bytes=${start}-${end}` });
+    expect(ranged.status).to.equal(206);
+    expect(ranged.bytes.equals(content.subarray(start, end + 1))).to.equal(true);
+    const signed = await request(nginx.url, 'POST', '/v1/data/read-url', { json: { path: '/nginx/big.bin' }, headers: admin_ });
+    expect(signed.status, signed.text).to.equal(200);
+    const location = new URL(signed.json.blob_url, nginx.url);
+    const byUrl = await readBlob(nginx.url, `${location.pathname}${location.search}`);
+    expect(byUrl.status).to.equal(200);
+    expect(byUrl.bytes.equals(content)).to.equal(true);
+
+    const log = await nginx.requests();
+    const chunksOn = new Set(log.filter((r) => r.method === 'PUT' && r.path.startsWith(`/v1/blobs/upload/${uploadId}`)).map((r) => r.upstream));
+    expect(chunksOn.size, 'the chunks landed on every server').to.equal(3);
+    const signedOn = answeredBy(log, 'POST', '/v1/data/read-url');
+    const servedOn = answeredBy(log, 'GET', `${location.pathname}*`);
+    expect(servedOn, 'the signed URL is served by a server other than the one that made it').to.not.equal(signedOn);
   });
 
   it('one server killed mid-write: writers retrying through nginx lose no acknowledged write', async () => {
