@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CheckpointFileError, readCheckpointFile, writeCheckpointFile } from './checkpoint-file.js';
+import { CheckpointFileError, fileLines, readCheckpointFile, writeCheckpointFile } from './checkpoint-file.js';
 
 const header = { fold: 'trust', version: 3, watermark: 42, anchor: 'a'.repeat(64), saved_at: '2026-11-27T07:00:00.000Z' };
 
@@ -63,5 +63,22 @@ describe('fold checkpoint files (JSON lines)', () => {
       const refusal = await readCheckpointFile(path).then(() => null, (error: unknown) => error);
       expect(refusal, name).to.be.instanceOf(CheckpointFileError);
     }
+  });
+
+  it('reads lines across read boundaries: a line of several megabytes, a character split between reads, empty lines, no final newline', async () => {
+    const long = 'x'.repeat(3 * 1024 * 1024 + 17);
+    // "é" is two bytes in UTF-8: placed so that it straddles the first 1 MiB read.
+    const straddling = 'a'.repeat(1024 * 1024 - 1) + 'é' + 'b';
+    const expected = [straddling, long, '', 'ü ✓ 𝄞', 'last'];
+    const path = join(dir, 'lines');
+    await writeFile(path, expected.join('\n'));
+    const lines: string[] = [];
+    for await (const line of fileLines(path)) lines.push(line);
+    expect(lines.length).to.equal(expected.length);
+    lines.forEach((line, i) => expect(line === expected[i], `line ${i}`).to.equal(true));
+    await writeFile(path, 'one\ntwo\n');
+    const ended: string[] = [];
+    for await (const line of fileLines(path)) ended.push(line);
+    expect(ended).to.deep.equal(['one', 'two']);
   });
 });

@@ -68,6 +68,8 @@ export abstract class JournaledRecordStore extends RecordStoreFacade {
   private readonly tail = new UnappliedTail();
   private slots = new SlotKnowledge();
   private seeding: Promise<void> = Promise.resolve();
+  /** Whether the slot filter's seeding has begun (at the first append, not at open: a start does not wait for it). */
+  private seeded = false;
   /** Highest sequence acknowledged (journaled or applied). */
   private head = 0;
   /** Highest sequence the driver has committed. */
@@ -95,9 +97,7 @@ export abstract class JournaledRecordStore extends RecordStoreFacade {
       this.applied = this.head = await this._watermark();
       if (this.journalSettings) await this.recoverJournal(this.journalSettings);
       this.slots = new SlotKnowledge();
-      const pairs = this._slotPairs();
-      // In the background: appends do not need the filter to be right, only to be fast (slot-knowledge.ts).
-      if (pairs) this.seeding = this.slots.seed(pairs, this.head).catch(() => undefined);
+      this.seeded = false;
     } catch (error) {
       await this.journal?.close().catch(() => undefined);
       this.journal = null;
@@ -136,6 +136,21 @@ export abstract class JournaledRecordStore extends RecordStoreFacade {
       driverWatermark,
       durationMs: Math.round(performance.now() - started),
     };
+  }
+
+  /**
+   * Seeds the slot filter with every (actor, thread) pair the driver holds,
+   * in the background, from the first append on: a log of a million records
+   * has some 400,000 pairs, which cost a start a third of a second of CPU
+   * when it was done at open. Until it is complete appends ask the driver
+   * (slot-knowledge.ts). A failed seeding leaves only the ceilings, which is
+   * slower, never wrong.
+   */
+  private seedSlots(): void {
+    if (this.seeded) return;
+    this.seeded = true;
+    const pairs = this._slotPairs();
+    if (pairs) this.seeding = this.slots.seed(pairs, this.head).catch(() => undefined);
   }
 
   protected override async finishWrites(): Promise<void> {
@@ -178,6 +193,7 @@ export abstract class JournaledRecordStore extends RecordStoreFacade {
     const holders = new Map<string, StoredRecord>();
     const unknown: LoomRecord[] = [];
     const pairKeys = leaders.map(({ record }) => this._slotPairKey(record));
+    this.seedSlots();
     const free = leaders.map(({ record }, i) => this.slots.certainlyFree(record, pairKeys[i]!));
     leaders.forEach(({ record }, i) => {
       if (free[i]) return;
