@@ -48,26 +48,44 @@ function save(state: GraphState): SavedGraph {
 }
 
 function load(saved: unknown): GraphState {
+  // The checks below run once per element of a large state: each builds its error path only when it fails
+  // (building it eagerly for every element was a good share of a start's garbage at a million records).
   const root = object(saved, 'checkpoint');
   const threadRows = array(root['threads'], 'threads');
   const actorRows = array(root['actors'], 'actors');
   const actors: ActorEntry[] = actorRows.map((raw, i) => {
-    const row = array(raw, `actors[${i}]`);
-    return { did: string(row[0], `actors[${i}][0]`), records: count(row[1], `actors[${i}][1]`), threads: new Map(), assigned: array(row[3], `actors[${i}][3]`).map((sequence, j) => count(sequence, `actors[${i}][3][${j}]`)) };
+    const row = isArray(raw) ? raw : array(raw, `actors[${i}]`);
+    const assigned = isArray(row[3]) ? row[3] : array(row[3], `actors[${i}][3]`);
+    for (let j = 0; j < assigned.length; j++) if (!isCount(assigned[j])) count(assigned[j], `actors[${i}][3][${j}]`);
+    return {
+      did: isString(row[0]) ? row[0] : string(row[0], `actors[${i}][0]`),
+      records: isCount(row[1]) ? row[1] : count(row[1], `actors[${i}][1]`),
+      threads: new Map(),
+      assigned: assigned as number[],
+    };
   });
   const threads: ThreadEntry[] = threadRows.map((raw, i) => {
-    const row = array(raw, `threads[${i}]`);
-    const label = row[2] === null ? null : string(row[2], `threads[${i}][2]`);
-    const thread: ThreadEntry = { id: string(row[0], `threads[${i}][0]`), records: count(row[1], `threads[${i}][1]`), label, actors: new Map() };
-    const writers = array(row[3], `threads[${i}][3]`);
+    const row = isArray(raw) ? raw : array(raw, `threads[${i}]`);
+    const label = row[2] === null ? null : isString(row[2]) ? row[2] : string(row[2], `threads[${i}][2]`);
+    const thread: ThreadEntry = {
+      id: isString(row[0]) ? row[0] : string(row[0], `threads[${i}][0]`),
+      records: isCount(row[1]) ? row[1] : count(row[1], `threads[${i}][1]`),
+      label,
+      actors: new Map(),
+    };
+    const writers = isArray(row[3]) ? row[3] : array(row[3], `threads[${i}][3]`);
     if (writers.length % 2 !== 0) throw new Error(`graph checkpoint: threads[${i}][3] must hold (actor index, count) pairs`);
-    for (let w = 0; w < writers.length; w += 2) thread.actors.set(at(actors, writers[w], `threads[${i}][3][${w}]`).did, count(writers[w + 1], `threads[${i}][3][${w + 1}]`));
+    for (let w = 0; w < writers.length; w += 2) {
+      const actor = isIndex(writers[w], actors.length) ? actors[writers[w] as number]! : at(actors, writers[w], `threads[${i}][3][${w}]`);
+      thread.actors.set(actor.did, isCount(writers[w + 1]) ? (writers[w + 1] as number) : count(writers[w + 1], `threads[${i}][3][${w + 1}]`));
+    }
     return thread;
   });
   actors.forEach((actor, i) => {
     const row = actorRows[i] as unknown[];
-    for (const [j, index] of array(row[2], `actors[${i}][2]`).entries()) {
-      const thread = at(threads, index, `actors[${i}][2][${j}]`);
+    const listed = isArray(row[2]) ? row[2] : array(row[2], `actors[${i}][2]`);
+    for (let j = 0; j < listed.length; j++) {
+      const thread = isIndex(listed[j], threads.length) ? threads[listed[j] as number]! : at(threads, listed[j], `actors[${i}][2][${j}]`);
       const written = thread.actors.get(actor.did);
       if (written === undefined) throw new Error(`graph checkpoint: actor ${actor.did} lists thread ${thread.id}, which does not list it`);
       actor.threads.set(thread.id, written);
@@ -91,12 +109,23 @@ function load(saved: unknown): GraphState {
 function reverseIndex(raw: unknown, where: string): ReverseIndex {
   const index: ReverseIndex = new Map();
   array(raw, where).forEach((entry, i) => {
-    const row = array(entry, `${where}[${i}]`);
+    const row = isArray(entry) ? entry : array(entry, `${where}[${i}]`);
     const sources = row[1];
-    index.set(count(row[0], `${where}[${i}][0]`), Array.isArray(sources) ? sources.map((s, j) => count(s, `${where}[${i}][1][${j}]`)) : count(sources, `${where}[${i}][1]`));
+    const target = isCount(row[0]) ? row[0] : count(row[0], `${where}[${i}][0]`);
+    if (Array.isArray(sources)) {
+      for (let j = 0; j < sources.length; j++) if (!isCount(sources[j])) count(sources[j], `${where}[${i}][1][${j}]`);
+      index.set(target, sources as number[]);
+    } else {
+      index.set(target, isCount(sources) ? sources : count(sources, `${where}[${i}][1]`));
+    }
   });
   return index;
 }
+
+const isArray = (value: unknown): value is unknown[] => Array.isArray(value);
+const isString = (value: unknown): value is string => typeof value === 'string';
+const isCount = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 0;
+const isIndex = (value: unknown, length: number): boolean => Number.isInteger(value) && (value as number) >= 0 && (value as number) < length;
 
 function object(value: unknown, where: string): Record<string, unknown> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error(`graph checkpoint: ${where} must be an object`);
