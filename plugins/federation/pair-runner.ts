@@ -80,6 +80,7 @@ export class PairRunner {
       options: deps.options,
       now: deps.now,
       rejected: (reason, count) => this.metrics.recordRejected(reason, count),
+      halted: () => this.stopped || this.settings.paused,
       ...(deps.peerKeys ? { peerKeys: deps.peerKeys } : {}),
     });
   }

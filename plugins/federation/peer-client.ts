@@ -19,6 +19,7 @@ import { PairError, pairErrorOf, type PairErrorCode } from './pair-error.js';
 import { parsePeerJson } from './peer-json.js';
 import { pageProblem, type SyncPage } from './sync-page.js';
 import type { RejectReason } from './sync-metrics.js';
+import { untilAborted } from './until-aborted.js';
 import { verifyPage } from './verify-page.js';
 
 export interface PeerClientDeps {
@@ -33,6 +34,12 @@ export interface PeerClientDeps {
   readonly rejected: (reason: RejectReason, count?: number) => void;
   /** The peer's keys in force and its rotations (absent: its DID's own key only). */
   readonly peerKeys?: PeerKeys;
+  /**
+   * True while the pair must not talk to its peer (stopped or paused). Checked as each request starts:
+   * `abort()` reaches only a request already in flight, and one started a moment after a pause or a stop
+   * (between two requests of a manifest check, say) would otherwise run, a continuous feed for minutes.
+   */
+  readonly halted?: () => boolean;
 }
 
 /** The page failures counted as rejected records in the pair's stats. */
@@ -52,17 +59,24 @@ export class PeerClient {
     return this.deps.pair().peer_url.replace(/\/+$/, '');
   }
 
-  private async fetchJson(url: string, timeoutMs: number, auth: boolean): Promise<{ status: number; body: unknown }> {
+  /** A controller for the request starting now, already aborted if the pair was halted before it started. */
+  private begin(): AbortController {
     const controller = new AbortController();
     this.inflight = controller;
+    if (this.deps.halted?.()) controller.abort();
+    return controller;
+  }
+
+  private async fetchJson(url: string, timeoutMs: number, auth: boolean): Promise<{ status: number; body: unknown }> {
+    const controller = this.begin();
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
       controller.abort();
     }, timeoutMs);
     try {
-      const answer = await fetch(url, { headers: auth ? { authorization: `Bearer ${this.deps.token()}`, accept: 'application/json' } : { accept: 'application/json' }, signal: controller.signal });
-      const text = await answer.text();
+      const answer = await untilAborted(fetch(url, { headers: auth ? { authorization: `Bearer ${this.deps.token()}`, accept: 'application/json' } : { accept: 'application/json' }, signal: controller.signal }), controller.signal);
+      const text = await untilAborted(answer.text(), controller.signal);
       let body: unknown = null;
       if (answer.ok) body = text.length > 0 ? parsePeerJson(text, `the peer's answer to ${new URL(url).pathname}`) : null;
       else {
@@ -165,8 +179,7 @@ export class PeerClient {
    * abort it caused).
    */
   async stream(onPage: (page: SyncPage) => Promise<void>): Promise<void> {
-    const controller = new AbortController();
-    this.inflight = controller;
+    const controller = this.begin();
     let timedOut = false;
     let failure: unknown = null;
     let idle: NodeJS.Timeout | null = null;
@@ -180,9 +193,9 @@ export class PeerClient {
     };
     try {
       watchdog();
-      const answer = await fetch(this.changesUrl('continuous'), { headers: { authorization: `Bearer ${this.deps.token()}`, accept: 'text/event-stream' }, signal: controller.signal });
+      const answer = await untilAborted(fetch(this.changesUrl('continuous'), { headers: { authorization: `Bearer ${this.deps.token()}`, accept: 'text/event-stream' }, signal: controller.signal }), controller.signal);
       if (answer.status !== 200 || !answer.body) {
-        const text = await answer.text().catch(() => '');
+        const text = await untilAborted(answer.text(), controller.signal).catch(() => '');
         let body: unknown = null;
         try {
           body = JSON.parse(text);
@@ -207,12 +220,19 @@ export class PeerClient {
         },
       });
       const decoder = new TextDecoder();
-      for await (const chunk of answer.body as unknown as AsyncIterable<Uint8Array>) {
-        watchdog();
-        parser.feed(decoder.decode(chunk, { stream: true }));
-        // Back-pressure: do not read further ahead than the pages being stored.
-        await chain;
-        if (failure) break;
+      const reader = answer.body.getReader();
+      try {
+        for (;;) {
+          const { done, value } = await untilAborted(reader.read(), controller.signal);
+          if (done) break;
+          watchdog();
+          parser.feed(decoder.decode(value, { stream: true }));
+          // Back-pressure: do not read further ahead than the pages being stored.
+          await chain;
+          if (failure) break;
+        }
+      } finally {
+        reader.cancel().catch(() => undefined);
       }
       await chain;
       if (failure) throw failure;

@@ -63,6 +63,9 @@ export const SERVE_USAGE = `loom serve [--port 9100] [--host 127.0.0.1] [--stora
   LOOM_HEADERS_TIMEOUT_MS, LOOM_REQUEST_TIMEOUT_MS, LOOM_KEEP_ALIVE_TIMEOUT_MS, LOOM_MAX_CONNECTIONS_PER_CLIENT,
   LOOM_MAX_RUNS, LOOM_BLOB_GRACE_SECONDS (flags win).`;
 
+/** How long a clean stop (SIGINT, SIGTERM) may take before the process exits anyway. */
+const SHUTDOWN_DEADLINE_MS = 30_000;
+
 const SERVE_OPTIONS = {
   port: { type: 'string', help: 'LOOM_PORT, default 9100' },
   host: { type: 'string', help: 'LOOM_HOST, default 127.0.0.1' },
@@ -186,22 +189,35 @@ async function runServer(values: OptionValues<typeof SERVE_OPTIONS>): Promise<vo
   await new Promise<void>((resolve) => {
     let stopping = false;
     const shutdown = (signal: string) => {
-      if (stopping) return;
+      if (stopping) {
+        // A second signal is the operator insisting: exit now, as a crash would (acknowledged writes are durable).
+        log.log('warn', 'forced stop', { signal });
+        process.exit(1);
+      }
       stopping = true;
       log.log('info', 'stopping', { signal });
+      // A clean stop that hangs (a stuck connection, a consumer that never yields) must not keep the process
+      // alive until a supervisor kills it without a word: after the deadline it says so and exits.
+      const deadline = setTimeout(() => {
+        log.log('error', 'stop did not finish in time; exiting', { deadline_ms: SHUTDOWN_DEADLINE_MS });
+        process.exit(1);
+      }, SHUTDOWN_DEADLINE_MS);
+      deadline.unref();
       loom.stop().then(
         () => {
+          clearTimeout(deadline);
           log.log('info', 'stopped');
           resolve();
         },
         (error: unknown) => {
+          clearTimeout(deadline);
           log.log('error', 'stop failed', { error: String(error) });
           process.exitCode = 1;
           resolve();
         },
       );
     };
-    process.once('SIGINT', () => shutdown('SIGINT'));
-    process.once('SIGTERM', () => shutdown('SIGTERM'));
+    process.on('SIGINT', () => shutdown('SIGINT'));
+    process.on('SIGTERM', () => shutdown('SIGTERM'));
   });
 }

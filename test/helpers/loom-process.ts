@@ -9,6 +9,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+/** How long a `stop()` waits for a clean exit before it kills the process. */
+const STOP_DEADLINE_MS = 30_000;
+
 const LOOM = resolve(fileURLToPath(new URL('.', import.meta.url)), '../../bin/loom.js');
 
 export interface LoomProcess {
@@ -64,7 +67,18 @@ export async function startLoomProcess(options: LoomProcessOptions = {}): Promis
   });
   const end = async (signal: NodeJS.Signals) => {
     if (child.exitCode === null && child.signalCode === null) child.kill(signal);
-    await exited;
+    if (signal === 'SIGKILL') return exited;
+    // A clean stop has a deadline: a server that does not exit in time is killed (so no test run waits on it
+    // forever) and the stop fails, since not stopping is a bug of its own.
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<'late'>((done) => (timer = setTimeout(() => done('late'), STOP_DEADLINE_MS)));
+    const outcome = await Promise.race([exited.then(() => 'exited' as const), late]);
+    clearTimeout(timer);
+    if (outcome === 'late') {
+      child.kill('SIGKILL');
+      await exited;
+      throw new Error(`loom serve did not exit within ${STOP_DEADLINE_MS / 1000} s of ${signal}; killed. Its stderr:\n${err}`);
+    }
   };
   return {
     url,

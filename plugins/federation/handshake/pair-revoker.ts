@@ -15,6 +15,7 @@ import type { JsonObject } from '../../../core/records/json.js';
 import { REVOKE_KIND, type FederationPair } from './federation-pair-records.js';
 import { newNonce, signBody } from './handshake-bodies.js';
 import type { HandshakeDeps } from './handshake-deps.js';
+import { untilAborted } from '../until-aborted.js';
 
 export interface RevokeOutcome {
   readonly pair: FederationPair;
@@ -71,13 +72,9 @@ export class PairRevoker {
       reason: reason.slice(0, 512) || 'revoked',
     });
     try {
-      const answer = await fetch(`${pair.peer_url}/v1/federation/pair/${pair.pair_id}/revoke`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json' },
-        body: JSON.stringify(body),
-        signal: AbortSignal.timeout(NOTICE_TIMEOUT_MS),
-      });
-      await answer.arrayBuffer();
+      const signal = AbortSignal.timeout(NOTICE_TIMEOUT_MS);
+      const answer = await untilAborted(fetch(`${pair.peer_url}/v1/federation/pair/${pair.pair_id}/revoke`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify(body), signal }), signal);
+      await untilAborted(answer.arrayBuffer(), signal);
       if (!answer.ok) this.deps.logger.log('warn', 'federation pair: the peer refused the revoke notice', { pair_id: pair.pair_id, status: answer.status });
       return answer.ok;
     } catch (error) {

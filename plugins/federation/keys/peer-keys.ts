@@ -17,6 +17,7 @@ import { verifyManifest } from '../manifest.js';
 import { parsePeerJson } from '../peer-json.js';
 import { acceptableKeys, genesisChain, type KeyChain } from './key-chain.js';
 import type { PeerKeyTable } from './peer-key-records.js';
+import { untilAborted } from '../until-aborted.js';
 
 export interface PeerKeysDeps {
   readonly pins: () => PeerKeyTable;
@@ -38,8 +39,9 @@ export type KeyVerdict =
 const REFETCH_REUSE_MS = 1_000;
 
 async function defaultFetchJson(url: string): Promise<{ status: number; body: unknown }> {
-  const answer = await fetch(url, { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(10_000) });
-  const text = await answer.text();
+  const signal = AbortSignal.timeout(10_000);
+  const answer = await untilAborted(fetch(url, { headers: { accept: 'application/json' }, signal }), signal);
+  const text = await untilAborted(answer.text(), signal);
   return { status: answer.status, body: answer.ok && text.length > 0 ? parsePeerJson(text, `the answer to ${new URL(url).pathname}`) : null };
 }
 

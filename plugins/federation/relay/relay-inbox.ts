@@ -35,6 +35,7 @@ import type { KeyChain } from '../keys/key-chain.js';
 import type { PeerKeys } from '../keys/peer-keys.js';
 import { mailboxProofHeaders } from './mailbox-proof.js';
 import type { RelaySettings } from './relay-config.js';
+import { untilAborted } from '../until-aborted.js';
 
 const BATCH = 20;
 const BATCHES_PER_TICK = 100;
@@ -138,8 +139,9 @@ export class RelayInbox {
 
   private async call(url: string, method: 'GET' | 'POST', path: string, body?: unknown): Promise<unknown> {
     const headers: Record<string, string> = { ...mailboxProofHeaders(this.deps.key, method, path, body, this.deps.now()), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) };
-    const answer = await fetch(`${url}${path}`, { method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}), signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
-    const text = await answer.text();
+    const signal = AbortSignal.timeout(REQUEST_TIMEOUT_MS);
+    const answer = await untilAborted(fetch(`${url}${path}`, { method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}), signal }), signal);
+    const text = await untilAborted(answer.text(), signal);
     if (answer.status !== 200) {
       let code = `HTTP_${answer.status}`;
       try {

@@ -22,6 +22,7 @@ import { decodeFeedCursor } from '../feed-cursor.js';
 import type { FederationPair } from '../handshake/federation-pair.js';
 import { sealEnvelope } from './envelope.js';
 import { MIN_DEFAULT_SILENCE_MS, type RelaySettings } from './relay-config.js';
+import { untilAborted } from '../until-aborted.js';
 
 /** Records per envelope: well under the relay's 1 MiB body limit for ordinary records. */
 export const ENVELOPE_RECORDS = 500;
@@ -177,17 +178,13 @@ export class RelaySender {
   }
 
   private async deposit(relayUrl: string, receiver: string, body: string): Promise<void> {
-    const answer = await fetch(`${relayUrl}/v1/mailbox/${encodeURIComponent(receiver)}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body,
-      signal: AbortSignal.timeout(DEPOSIT_TIMEOUT_MS),
-    });
+    const signal = AbortSignal.timeout(DEPOSIT_TIMEOUT_MS);
+    const answer = await untilAborted(fetch(`${relayUrl}/v1/mailbox/${encodeURIComponent(receiver)}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body, signal }), signal);
     if (answer.status === 202) {
-      await answer.arrayBuffer();
+      await untilAborted(answer.arrayBuffer(), signal);
       return;
     }
-    const text = await answer.text();
+    const text = await untilAborted(answer.text(), signal);
     let code = `HTTP_${answer.status}`;
     try {
       code = (JSON.parse(text) as { code?: string }).code ?? code;
