@@ -26,6 +26,8 @@ export interface LocalStore {
   exportFromDataDir(dir: string, storage: OfflineStorage, scope: Record<string, string>, counter: Transform, sink: NodeJS.WritableStream): Promise<void>;
   importIntoDataDir(dir: string, storage: OfflineStorage, file: string, onRecords: (recordsRead: number) => void): Promise<LocalImportResult>;
   restoredWatermark(backend: OfflineStorage, dir: string): Promise<number>;
+  /** A PostgreSQL backup's dump into a database, under the schema it was taken from; its head. */
+  restorePostgres(storeDir: string, connectionString: string): Promise<{ schema: string; watermark: number }>;
 }
 
 let provider: (() => Promise<LocalStore>) | undefined;

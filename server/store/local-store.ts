@@ -81,3 +81,10 @@ export async function restoredWatermark(backend: OfflineStorage, dir: string): P
   await store.close();
   return watermark;
 }
+
+/** Restores a PostgreSQL backup's dump (`store/` of the archive, unpacked at `storeDir`) into a database: its head. */
+export async function restorePostgres(storeDir: string, connectionString: string): Promise<{ schema: string; watermark: number }> {
+  const { restorePostgresDump } = await import('../../storage/postgres/pg-tools.js');
+  const described = JSON.parse(await readFile(join(storeDir, 'postgres.json'), 'utf8')) as { schema: string; dump: string };
+  return { schema: described.schema, watermark: await restorePostgresDump(join(storeDir, described.dump), connectionString, described.schema) };
+}

@@ -45,7 +45,8 @@ export function backupSuite(context: SuiteContext): void {
         expect(backup.watermark).to.be.at.least(before[before.length - 1]!.status === 'inserted' ? 300 : 0);
         expect(backup.records).to.equal(backup.watermark);
 
-        const copy = await (await loadStoreOpener(context.options.crash!.driverModule, context.options.crash!.exportName))(location);
+        const openCopy = context.options.openBackup ?? (await loadStoreOpener(context.options.crash!.driverModule, context.options.crash!.exportName));
+        const copy = await openCopy(location);
         try {
           const copied: StoredRecord[] = await readAll(copy);
           expect(copied.map((s) => s.sequence)).to.deep.equal(Array.from({ length: backup.watermark }, (_, i) => i + 1));

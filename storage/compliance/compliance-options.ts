@@ -50,4 +50,10 @@ export interface StoreComplianceOptions {
    * is not persistent.
    */
   readonly crash?: CrashOptions;
+  /**
+   * Drivers with `onlineBackup`: opens the copy `backup()` wrote into `location` as a working store (a
+   * file-based driver's copy opens where it lies; a database's is restored somewhere first).
+   * @default the crash opener on `location`
+   */
+  readonly openBackup?: OpenStoreAt;
 }

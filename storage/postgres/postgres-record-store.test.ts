@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import pg from 'pg';
 import { runStoreCompliance, temporaryStoreFactory } from '../compliance/index.js';
 import { makePrepared, actorDid, threadId } from '../compliance/fixtures.js';
-import { openStore } from './open-postgres-store.js';
+import { openBackupCopy, openStore } from './open-postgres-store.js';
 import { SCHEMA_VERSION } from './migrations.js';
 import { PostgresRecordStore } from './postgres-record-store.js';
 import { clusterOrSkip, freshDatabase } from '../../test/helpers/postgres-test-support.js';
@@ -22,6 +22,7 @@ describe('PostgreSQL driver', function () {
     name: 'PostgresRecordStore',
     factory: temporaryStoreFactory(openStore, 'loom-pg-store-'),
     crash: { driverModule: fileURLToPath(new URL('./open-postgres-store.js', import.meta.url)) },
+    openBackup: openBackupCopy,
   });
 
   describe('PostgresRecordStore on a shared database', () => {
@@ -42,7 +43,7 @@ describe('PostgreSQL driver', function () {
 
     it('declares a shared log; two stores opened at once migrate once and share one dense sequence', async () => {
       const [a, b] = await Promise.all([open(), open()]);
-      expect(a.capabilities).to.deep.equal({ backend: 'postgres', structuredQuery: true, queryPlan: 'sql', persistent: true, sharedLog: true });
+      expect(a.capabilities).to.deep.equal({ backend: 'postgres', structuredQuery: true, queryPlan: 'sql', persistent: true, sharedLog: true, onlineBackup: true });
       const actor = actorDid('shared');
       const outcomes = await Promise.all(
         Array.from({ length: 200 }, (_, i) => (i % 2 ? a : b).append(makePrepared({ thread: threadId('shared'), actor, clock: i, body: { i } }))),

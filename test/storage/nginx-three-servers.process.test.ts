@@ -13,6 +13,9 @@
  * - a chunked upload whose chunks land on different servers completes, and
  *   the file is served whole, by range and by a signed URL by servers that
  *   did not receive its chunks;
+ * - a backup taken through nginx (`loom backup`, pg_dump from one snapshot
+ *   on whichever server answers) restores with `loom restore` into a fresh
+ *   database, where a new server has every record and the file's bytes;
  * - one server is killed while writers keep writing through nginx and retry
  *   what failed (a refused connection nginx passes on itself; a request cut
  *   mid-flight comes back 502 and the client resends it, which is
@@ -20,6 +23,11 @@
  */
 import { expect } from 'chai';
 import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ThrowawayCluster } from '../../storage/postgres/throwaway-cluster.js';
+import { runLoom } from '../helpers/cli-run.js';
 import { chromium, type Browser } from 'playwright-core';
 import { bootstrapAdmin, bearer, createAccount, type Credential } from '../helpers/auth.js';
 import { completeWrite, initWrite, putChunkOf, readBlob, sha256, testBytes } from '../helpers/data-plane.js';
@@ -45,9 +53,10 @@ describe('three loom serve processes behind nginx on one PostgreSQL (round robin
   let nginx: Nginx;
   let admin: Credential;
   let writer: Credential;
+  let cluster: ThrowawayCluster;
 
   before(async function () {
-    const cluster = await clusterOrSkip(this);
+    cluster = await clusterOrSkip(this);
     const problem = nginxUnavailable();
     if (problem) {
       // CI installs it (.ci/run): missing there is a broken machine, not a reason to skip.
@@ -203,6 +212,53 @@ describe('three loom serve processes behind nginx on one PostgreSQL (round robin
     const signedOn = answeredBy(log, 'POST', '/v1/data/read-url');
     const servedOn = answeredBy(log, 'GET', `${location.pathname}*`);
     expect(servedOn, 'the signed URL is served by a server other than the one that made it').to.not.equal(signedOn);
+  });
+
+  it('a backup taken through nginx restores into a fresh database with every record and the file bytes', async () => {
+    const thread = newThread('nginx-backup');
+    const ids: string[] = [];
+    for (let clock = 0; clock < 30; clock++) {
+      const answer = await write(thread, clock, { text: `before the backup ${clock}` });
+      expect(answer.status, answer.text).to.equal(201);
+      ids.push(answer.json.id);
+    }
+    const root = await mkdtemp(join(tmpdir(), 'loom-nginx-backup-'));
+    let restoredServer: LoomProcess | null = null;
+    try {
+      const config = join(root, 'config.json');
+      const archive = join(root, 'cluster.tar.gz');
+      const backup = await runLoom(['backup', '-o', archive, '--json'], { url: nginx.url, config, token: admin.token });
+      expect(backup.code, backup.stderr).to.equal(0);
+      const taken = JSON.parse(backup.stdout) as { watermark: number };
+      expect(answeredBy(await nginx.requests(), 'POST', '/v1/backup'), 'a server behind nginx took it').to.not.equal(null);
+
+      const target = await freshDatabase(cluster, 'restored');
+      const dataDir = join(root, 'restored');
+      const restored = await runLoom(['restore', archive, '--data-dir', dataDir, '--database-url', target, '--json'], { url: nginx.url, config });
+      expect(restored.code, restored.stderr).to.equal(0);
+      const result = JSON.parse(restored.stdout) as { backend: string; watermark: number; database_schema: string };
+      expect(result).to.include({ backend: 'postgres', watermark: taken.watermark, database_schema: 'loom' });
+      // A second restore into the same database refuses rather than mixing two logs.
+      const again = await runLoom(['restore', archive, '--data-dir', join(root, 'again'), '--database-url', target], { url: nginx.url, config });
+      expect(again.code).to.equal(1);
+      expect(again.stderr).to.contain('already holds a log');
+
+      restoredServer = await startLoomProcess({ storage: 'postgres', dataDir, args: ['--database-url', target] });
+      // The admin's bearer works there: the accounts came back with the log.
+      const listed = await get(restoredServer.url, `/v1/threads/${thread}/records?limit=100`, bearer(admin));
+      expect(listed.status, listed.text).to.equal(200);
+      expect(listed.json.data.map((r: { id: string }) => r.id).sort()).to.deep.equal([...ids].sort());
+      // The chunked upload of the test above: its bytes live in the database, and came back with it.
+      const node = await get(restoredServer.url, '/v1/data/node?path=/nginx/big.bin', bearer(admin));
+      expect(node.status, node.text).to.equal(200);
+      const blob = await readBlob(restoredServer.url, `/v1/blobs/${node.json.content_hash}`, bearer(admin));
+      expect(blob.status).to.equal(200);
+      expect(blob.bytes.length).to.equal(node.json.size_bytes);
+      expect(sha256(blob.bytes)).to.equal(node.json.content_hash);
+    } finally {
+      await restoredServer?.stop();
+      await rm(root, { recursive: true, force: true });
+    }
   });
 
   it('one server killed mid-write: writers retrying through nginx lose no acknowledged write', async () => {

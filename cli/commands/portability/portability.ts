@@ -40,8 +40,10 @@ loom import <file> --data-dir <dir> [--storage sqlite|level]
   --data-dir imports into a stopped server's data directory (created when missing), on any driver.
 loom backup [-o <file>] [--url …] [--token …] [--json]
   An online backup of the running server (admin), default loom-backup-<date>.tar.gz.
-loom restore <backup.tar.gz> --data-dir <dir> [--json]
-  Unpacks a backup into an empty data directory; then: loom serve --data-dir <dir> --storage <its driver>.`;
+loom restore <backup.tar.gz> --data-dir <dir> [--database-url postgres://…] [--json]
+  Unpacks a backup into an empty data directory; then: loom serve --data-dir <dir> --storage <its driver>.
+  A PostgreSQL server's backup goes into --database-url (or LOOM_DATABASE_URL) under the schema it was taken
+  from, which that database must not hold yet (pg_restore, from Debian's postgresql-client).`;
 
 const OPTIONS = {
   ...CLIENT_OPTIONS,
@@ -56,6 +58,8 @@ const OPTIONS = {
 } as const;
 
 type Values = OptionValues<typeof OPTIONS>;
+
+const RESTORE_OPTIONS = { ...OPTIONS, 'database-url': { type: 'string' } } as const;
 
 const stamp = () => new Date().toISOString().replace(/[:.]/g, '-').replace(/-\d{3}Z$/, 'Z');
 
@@ -286,9 +290,10 @@ export const restoreCommand = defineCommand({
   json: true,
   // Every one takes positionals, so each refuses an extra one in its own words.
   args: ['<backup.tar.gz>'],
-  options: OPTIONS,
+  options: RESTORE_OPTIONS,
   run: async ({ values, positionals }) => {
     if (positionals.length !== 1 || values['data-dir'] === undefined) throw new CliError(`give the backup file and --data-dir\n${PORTABILITY_USAGE}`);
+    const databaseUrl = values['database-url'] ?? process.env['LOOM_DATABASE_URL'];
     const archive = resolvePath(positionals[0]!);
     const dir = resolvePath(values['data-dir']);
     await access(archive).catch(() => {
@@ -314,19 +319,30 @@ export const restoreCommand = defineCommand({
       );
       if (manifest?.object !== 'loom_backup') throw new CliError(`${archive} holds no ${BACKUP_MANIFEST}: not a Loom backup`, 1);
       if (manifest.format !== BACKUP_FORMAT) throw new CliError(`${archive} is backup format ${manifest.format}; this loom reads format ${BACKUP_FORMAT}`, 1);
+      const postgres = manifest.backend === 'postgres';
       const place = STORE_PLACE[manifest.backend];
-      if (!place) throw new CliError(`${archive} holds a ${manifest.backend} log, which loom restore cannot place`, 1);
-      await rename(join(staging, manifest.store_path), join(dir, place));
+      if (!place && !postgres) throw new CliError(`${archive} holds a ${manifest.backend} log, which loom restore cannot place`, 1);
+      if (postgres && !databaseUrl) throw new CliError(`${archive} is a PostgreSQL server's backup: give the database to restore it into with --database-url (or LOOM_DATABASE_URL)`);
+      let schema: string | null = null;
+      let watermark: number;
+      if (postgres) {
+        try {
+          ({ schema, watermark } = await local.restorePostgres(join(staging, manifest.store_path), databaseUrl!));
+        } catch (error) {
+          throw new CliError(`the PostgreSQL restore failed: ${(error as Error).message}`, 1);
+        }
+      } else await rename(join(staging, manifest.store_path), join(dir, place!));
       for (const path of manifest.state) {
         await mkdir(dirname(join(dir, path)), { recursive: true });
         await rename(join(staging, 'data', path), join(dir, path));
       }
       // Opened once: the copy must be a whole log holding what the manifest says.
-      const watermark = await local.restoredWatermark(manifest.backend as 'sqlite' | 'level', dir);
-      if (watermark !== manifest.watermark) throw new CliError(`the restored log ends at sequence ${watermark}, not at the backup's ${manifest.watermark}: the archive is damaged`, 1);
-      const result = { data_dir: dir, backend: manifest.backend, watermark, records: manifest.records, instance: manifest.instance, taken_at: manifest.created_at, state: manifest.state };
+      if (!postgres) watermark = await local.restoredWatermark(manifest.backend as 'sqlite' | 'level', dir);
+      if (watermark! !== manifest.watermark) throw new CliError(`the restored log ends at sequence ${watermark!}, not at the backup's ${manifest.watermark}: the archive is damaged`, 1);
+      const result = { data_dir: dir, backend: manifest.backend, watermark: watermark!, records: manifest.records, instance: manifest.instance, taken_at: manifest.created_at, state: manifest.state, ...(schema ? { database_schema: schema } : {}) };
+      const start = postgres ? `loom serve --data-dir ${dir} --storage postgres --database-url <url> --database-schema ${schema}` : `loom serve --data-dir ${dir} --storage ${manifest.backend}`;
       if (values.json) process.stdout.write(JSON.stringify(result, null, 2) + '\n');
-      else process.stdout.write(`restored ${manifest.records} records (through sequence ${watermark}, taken ${manifest.created_at}) into ${dir}\nstart it with: loom serve --data-dir ${dir} --storage ${manifest.backend}\n`);
+      else process.stdout.write(`restored ${manifest.records} records (through sequence ${watermark!}, taken ${manifest.created_at}) into ${postgres ? `schema ${schema} of the database, plugin state into ${dir}` : dir}\nstart it with: ${start}\n`);
     } catch (error) {
       // Nothing half-restored is left to start a server on.
       for (const name of await readdir(dir).catch(() => [] as string[])) await rm(join(dir, name), { recursive: true, force: true });

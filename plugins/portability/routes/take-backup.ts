@@ -11,9 +11,9 @@ export const takeBackup = defineRoute({
   path: '/v1/backup',
   summary: 'Take an online backup',
   description:
-    'A consistent copy of the log taken while the server keeps serving and ingesting (SQLite: VACUUM INTO; LevelDB: one snapshot), with the plugin state that is not derived from the log ' +
+    'A consistent copy of the log taken while the server keeps serving and ingesting (SQLite: VACUUM INTO; LevelDB: one snapshot; PostgreSQL: pg_dump of the schema from one exported snapshot), with the plugin state that is not derived from the log ' +
     '(the instance key, pairing secrets, data-plane file bytes), streamed as a .tar.gz. Every record acknowledged before the request is in it; ' +
-    'the X-Loom-Backup-Watermark header gives the last sequence it holds. `loom restore` brings it back. Admin only. 501 BACKUP_NOT_SUPPORTED on PostgreSQL (use pg_dump) or without a data directory.',
+    'the X-Loom-Backup-Watermark header gives the last sequence it holds. `loom restore` brings it back. Admin only. 501 BACKUP_NOT_SUPPORTED without a data directory, or on PostgreSQL when the server has no pg_dump (Debian: postgresql-client).',
   tags: ['portability'],
   auth: { scope: 'admin' },
   responses: { 200: { description: 'The backup archive (tar, gzip).', contentType: 'application/gzip', binary: true } },
