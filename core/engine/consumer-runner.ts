@@ -100,6 +100,7 @@ export class ConsumerRunner implements EngineLoop, ConsumerHandle {
     const bus = this.deps.bus;
     this.unsubscribe = bus.addInlineListener((records) => {
       // Inline listeners run before the bus moves its position: `bus.position` is where these records start.
+      if (this.passesOver(records, bus.position)) return;
       tail.offer(records, bus.position);
       waits.notePublished();
       waits.poke();
@@ -171,6 +172,27 @@ export class ConsumerRunner implements EngineLoop, ConsumerHandle {
     };
   }
 
+  /** Whether the consumer acts on `stored` (its thread, then its own interest). */
+  private concerns(stored: StoredRecord): boolean {
+    if (this.consumer.systemThreads !== 'include' && this.deps.systemThreads.has(stored.record.thread)) return false;
+    return this.consumer.wants ? this.consumer.wants(stored.record) : true;
+  }
+
+  /**
+   * A caught-up consumer and a publish of records none of which concern it:
+   * the cursor moves past them here, with no batch, no wake-up and no store
+   * read (the checkpoint follows, debounced as after a batch). Anything else
+   * (a consumer behind, backing off, rewound, or a record it wants) goes the
+   * usual way, through the tail and the loop.
+   */
+  private passesOver(records: readonly StoredRecord[], publishedBefore: number): boolean {
+    if (this.state !== 'caught_up' || this.idleLeft || this.failed !== null || this.position !== publishedBefore || records.length === 0) return false;
+    for (const stored of records) if (this.concerns(stored)) return false;
+    this.position = records[records.length - 1]!.sequence;
+    this.saveSoon();
+    return true;
+  }
+
   private async startPosition(head: number): Promise<number> {
     const start = this.consumer.startAt ?? 'head';
     if (start === 'head') return head;
@@ -196,7 +218,7 @@ export class ConsumerRunner implements EngineLoop, ConsumerHandle {
         if (page.length > 0) {
           recheck = true;
           this.state = 'running';
-          const records = include ? page : page.filter((stored: StoredRecord) => !this.deps.systemThreads.has(stored.record.thread));
+          const records = include && !consumer.wants ? page : page.filter((stored: StoredRecord) => this.concerns(stored));
           const through = page[page.length - 1]!.sequence;
           try {
             await consumer.handle(records, { after: from, through });

@@ -7,12 +7,14 @@
  */
 import { LoomError } from '../errors/loom-error.js';
 import type { AnyFold, FoldAnswer } from '../folds/fold.js';
+import type { LoomRecord } from '../records/record.js';
 import type { RecordStore } from '../../storage/contract/record-store.js';
 import type { StoredRecord } from '../../storage/contract/stored-record.js';
 import { token } from '../di/token.js';
 import { SystemThreads } from './system-threads.js';
 import type { RecordBus } from './broadcast.js';
 import { FoldCheckpoints } from './fold-checkpoints.js';
+import { FoldRouter } from './fold-router.js';
 import type { GlobalFoldSlot as GlobalSlot } from './global-fold-slot.js';
 import { logPages, recordPages } from './record-pages.js';
 import { ThreadFoldCache } from './thread-fold-cache.js';
@@ -55,6 +57,7 @@ export class FoldEngine {
   /** The one definition of system threads (core/engine/system-threads.ts), shared with the log consumers. */
   readonly systemThreads = new SystemThreads();
   private started = false;
+  private router: FoldRouter | null = null;
   private detach: (() => void) | null = null;
   private readonly onError: (error: unknown, context: string) => void;
   private readonly onReplayed: (report: FoldReplayReport) => void;
@@ -102,6 +105,14 @@ export class FoldEngine {
     return !(fold.ignoresSystemThreads && this.isSystemThread(thread));
   }
 
+  /** Whether `record` reaches `fold` (its thread, and its kind when the fold names kinds): the router's rule, one fold at a time. */
+  admits(fold: AnyFold, record: LoomRecord): boolean {
+    if (!this.reads(fold, record.thread)) return false;
+    if (!fold.kinds) return true;
+    const kind = record.body['kind'];
+    return typeof kind === 'string' && fold.kinds.includes(kind);
+  }
+
   list(): FoldDescriptor[] {
     return [...this.folds.values()].map(({ name, scope, description }) => ({ name, scope, description }));
   }
@@ -143,6 +154,7 @@ export class FoldEngine {
       }
       this.onReplayed({ fold: fold.name, from: resumedAt > 0 ? 'checkpoint' : 'rebuilt', discarded, resumedAt, watermark });
     }
+    this.router = new FoldRouter(this.globals.values(), this.systemThreads);
     await this.replayScan(scanned, watermark);
     for (const slot of scanned) {
       slot.watermark = watermark;
@@ -165,7 +177,7 @@ export class FoldEngine {
   /** Replays one thread's records above the slot's watermark (folds that read a single thread). */
   private async replayThread(slot: GlobalSlot, thread: string, upTo: number): Promise<void> {
     for await (const page of recordPages((request) => this.store.listByThread(thread, request), { after: slot.watermark, upTo })) {
-      for (const stored of page.items) this.applyOne(slot, stored);
+      for (const stored of page.items) if (this.admits(slot.fold, stored.record)) this.applyOne(slot, stored);
     }
   }
 
@@ -175,7 +187,7 @@ export class FoldEngine {
     const after = Math.min(...slots.map((slot) => slot.watermark));
     for await (const page of logPages((from, limit) => this.store.changesSince(from, limit), { after, limit: 5000, upTo })) {
       for (const stored of page) {
-        for (const slot of slots) if (stored.sequence > slot.watermark && this.reads(slot.fold, stored.record.thread)) this.applyOne(slot, stored);
+        for (const slot of slots) if (stored.sequence > slot.watermark && this.admits(slot.fold, stored.record)) this.applyOne(slot, stored);
       }
     }
   }
@@ -189,19 +201,31 @@ export class FoldEngine {
     }
   }
 
+  /**
+   * Applies published records to the folds each reaches (the router), then
+   * moves every fold's watermark to the last of them: a fold a record does
+   * not reach still covers it.
+   */
   private applyGlobal(records: readonly StoredRecord[]): void {
-    for (const slot of this.globals.values()) {
-      let touched = false;
-      for (const stored of records) {
-        if (stored.sequence <= slot.watermark) continue;
-        slot.watermark = stored.sequence;
-        slot.anchor = stored.record.id;
-        if (!this.reads(slot.fold, stored.record.thread)) continue;
+    if (records.length === 0 || !this.router) return;
+    const touched = new Set<GlobalSlot>();
+    for (const stored of records) {
+      this.router.route(stored.record, (slot) => {
+        // A slot already past it (records queued during the start-up replay overlap what it replayed).
+        if (stored.sequence <= slot.watermark) return;
         this.applyOne(slot, stored);
-        touched = true;
-      }
-      if (touched && this.checkpoints.due(slot)) this.checkpoints.save(slot);
-      if (touched && slot.watchers.size > 0) {
+        touched.add(slot);
+      });
+    }
+    const last = records[records.length - 1]!;
+    for (const slot of this.globals.values()) {
+      if (last.sequence <= slot.watermark) continue;
+      slot.watermark = last.sequence;
+      slot.anchor = last.record.id;
+    }
+    for (const slot of touched) {
+      if (this.checkpoints.due(slot)) this.checkpoints.save(slot);
+      if (slot.watchers.size > 0) {
         const value = slot.fold.value(slot.state);
         for (const watcher of slot.watchers) {
           try {
@@ -217,7 +241,7 @@ export class FoldEngine {
   /** Folds `records` (ascending, already visibility-filtered) from the initial state: a private value for a restricted reader. */
   foldPrivately(fold: AnyFold, state: unknown, records: Iterable<StoredRecord>): unknown {
     for (const stored of records) {
-      if (!this.reads(fold, stored.record.thread)) continue;
+      if (!this.admits(fold, stored.record)) continue;
       state = fold.apply(state, stored);
     }
     return state;

@@ -21,7 +21,9 @@
  *   `busyShare` of the time (core/engine/loop-waits.ts);
  * - system threads: records of the reserved and plugin-declared control
  *   threads (core/engine/system-threads.ts) never reach `handle` unless the
- *   consumer sets `systemThreads: 'include'`; the cursor moves past them.
+ *   consumer sets `systemThreads: 'include'`; the cursor moves past them;
+ * - interest: records `wants` turns down never reach `handle` either, and a
+ *   caught-up consumer is not woken for a publish of only such records.
  *
  * Order: records reach `handle` in sequence order, a batch at a time, never
  * two batches at once. A restart (or a new leader) resumes after the saved
@@ -31,6 +33,7 @@
  * and nothing is skipped.
  */
 import type { StoredRecord } from '../../storage/contract/stored-record.js';
+import type { LoomRecord } from '../records/record.js';
 import { token } from '../di/token.js';
 
 /** Where a consumer starts when no checkpoint is saved (first start; or always, with `keepCheckpoint: false`). */
@@ -60,6 +63,16 @@ export interface LogConsumer {
   readonly busyShare?: number;
   /** @default 'skip' */
   readonly systemThreads?: 'skip' | 'include';
+  /**
+   * The records the consumer acts on; the others never reach `handle` (the
+   * cursor moves past them). A consumer that keeps up is not even woken for
+   * a publish holding none of them: its cursor moves with the log, and its
+   * checkpoint follows. Declare it when most records do not concern the
+   * consumer (the agent plugins' run and usage consumers), so adding them
+   * costs a plain record nothing. Must be a pure, cheap test of the record.
+   * @default every record
+   */
+  wants?(record: LoomRecord): boolean;
   /** Backoff after a failed batch, doubled per consecutive failure, ±25% jitter. @default { initialMs: 250, maxMs: 30_000 } */
   readonly backoff?: { readonly initialMs: number; readonly maxMs: number };
   /**

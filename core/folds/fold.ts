@@ -26,6 +26,15 @@ export interface Fold<State, Value> {
    */
   readonly threads?: readonly string[];
   /**
+   * Global folds only: the body kinds (`body.kind`) whose records matter;
+   * records of any other kind, or of none, never reach `apply`. The engine
+   * finds a record's folds by thread and kind in constant time
+   * (core/engine/fold-router.ts), so a fold that declares what it applies to
+   * costs nothing for the records it does not. Declare it only when `apply`
+   * ignores every other record. Omit to see every kind.
+   */
+  readonly kinds?: readonly string[];
+  /**
    * Skip records on reserved threads (§2.3) and on plugins' system threads
    * (PluginScope.systemThread): folds over coordination work (trust, tasks,
    * the graph) set it, so configuration and credentials never reach them.

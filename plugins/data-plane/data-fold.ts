@@ -86,6 +86,7 @@ export const dataFold: Fold<DataState, DataFoldValue> = {
   description: "The data plane's filesystems: each namespace's files and directories, folded from core.data.node.v1 records on its data thread.",
   // Node records live on data threads only: a reader hidden just the control threads is served the shared tree.
   ignoresSystemThreads: true,
+  kinds: [NODE_KIND],
   initial: () => ({ namespaces: new Map(), warnings: [] }),
   apply(state, { sequence, record, createdAt }) {
     if (record.body['kind'] !== NODE_KIND) return state;

@@ -30,6 +30,7 @@ export const instanceChromeFold: Fold<InstanceChrome, InstanceChrome> = {
   scope: 'global',
   description: "The instance's published and draft shell, its metadata record and its owner, from th_instance_registry.",
   threads: [TH_INSTANCE_REGISTRY],
+  kinds: [SHELL_KIND, METADATA_KIND],
   initial: () => ({ owner: null, published: null, draft: null, metadata: null, published_count: 0 }),
   apply(chrome, { record }) {
     if (record.thread !== TH_INSTANCE_REGISTRY) return chrome;

@@ -43,6 +43,7 @@ export const memberRegistryFold: Fold<MemberRegistryState, { members: number }> 
   scope: 'global',
   description: 'Member actors defined on this instance: the definition in force and every version, from th_actor_registry.',
   threads: [TH_ACTOR_REGISTRY],
+  kinds: [KIND_DEFINITION],
   initial: () => ({ members: new Map(), byOwner: new Map() }),
   apply(state, { record, sequence, createdAt }) {
     if (record.thread !== TH_ACTOR_REGISTRY || record.body['kind'] !== KIND_DEFINITION) return state;

@@ -116,6 +116,33 @@ describe('log consumers (kernel compliance, in process)', function () {
     });
   });
 
+  it('hands over only the records a consumer wants; a caught-up one is not even woken for the others, and its cursor follows the log', async () => {
+    const { plugin, probe } = probePlugin({ name: 'picky', wants: (record) => record.body['kind'] === 'wanted.v1' });
+    const server = await startServer({ plugins: [{ plugin }] });
+    try {
+      const thread = newThread('picky');
+      await write(server.url, 5);
+      await probe.handle!.caughtUp();
+      const batchesBefore = probe.attempts.length;
+      // Plain records only: no batch at all, yet the cursor moves to the head.
+      await write(server.url, 20);
+      await probe.handle!.caughtUp();
+      expect(probe.attempts.length, 'batches for records the consumer does not want').to.equal(batchesBefore);
+      const status = () => probe.handle!.status();
+      expect(status().cursor).to.equal(status().head);
+      expect(status().lag).to.equal(0);
+      // A wanted record among plain ones is handed over, alone.
+      const wanted = await postJson(server.url, '/v1/records', recordInput({ thread, actor: 'did:sync:agent:picky', body: { kind: 'wanted.v1' } }));
+      expect(wanted.status, wanted.text).to.equal(201);
+      await write(server.url, 3);
+      await probe.handle!.caughtUp();
+      expect(probe.handled.map((stored) => stored.record.id)).to.deep.equal([wanted.json.id]);
+      expect(status().cursor).to.equal(status().head);
+    } finally {
+      await server.stop();
+    }
+  });
+
   it('hands over records published while a caught-up idle was awaiting, without sleeping through them', async () => {
     const { plugin, probe } = probePlugin({ name: 'idling', idleMs: 400 });
     const server = await startServer({ plugins: [{ plugin }] });

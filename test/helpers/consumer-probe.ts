@@ -26,6 +26,8 @@ export interface ProbeOptions {
   readonly failures?: number;
   /** When set, `idle` takes this long (a timer) once caught up, then has nothing left. */
   readonly idleMs?: number;
+  /** The consumer's `wants`. */
+  readonly wants?: LogConsumer['wants'];
 }
 
 export interface Probe {
@@ -46,6 +48,7 @@ export function probePlugin(options: ProbeOptions = {}) {
     batchSize: options.batchSize,
     busyShare: options.busyShare,
     systemThreads: options.systemThreads,
+    ...(options.wants ? { wants: options.wants } : {}),
     backoff: { initialMs: 20, maxMs: 200 },
     ...(options.idleMs === undefined
       ? {}

@@ -23,6 +23,7 @@ export const blueprintRegistryFold: Fold<BlueprintRegistryState, { blueprints: n
   scope: 'global',
   description: 'Blueprints materialized on this instance: the latest record of each name per owner, from th_actor_registry.',
   threads: [TH_ACTOR_REGISTRY],
+  kinds: [KIND_BLUEPRINT],
   initial: () => ({ latest: new Map() }),
   apply(state, { record }) {
     if (record.thread !== TH_ACTOR_REGISTRY || record.body['kind'] !== KIND_BLUEPRINT) return state;

@@ -23,6 +23,7 @@ export const memberGradesFold: Fold<GradeState, { members: number; grades: numbe
   scope: 'global',
   description: 'Eval grades by member graded (core.eval.grade.v1), oldest first.',
   ignoresSystemThreads: true,
+  kinds: [KIND_GRADE],
   initial: () => ({ byMember: new Map() }),
   apply(state, { record, sequence, createdAt }) {
     if (record.body['kind'] !== KIND_GRADE || record.act !== 'KNOW') return state;

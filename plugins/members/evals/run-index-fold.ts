@@ -100,6 +100,7 @@ export const memberRunsFold: Fold<RunIndexState, { runs: number; ended: number }
   scope: 'global',
   description: 'Runs on record by member and definition (the opening core.work.run.v1 of each run thread), whether each has ended, and the tallies of its run row.',
   ignoresSystemThreads: true,
+  kinds: [KIND_RUN, KIND_DECISION_ANSWER, KIND_DECISION_REQUEST, KIND_LOOP_OUTCOME, KIND_TURN, KIND_TOOL_RESULT],
   initial: empty,
   apply(state, { record, sequence, createdAt }) {
     const kind = record.body['kind'];

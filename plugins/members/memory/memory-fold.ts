@@ -39,6 +39,7 @@ export const memberMemoryFold: Fold<MemoryState, { members: number; memories: nu
   scope: 'global',
   description: "Members' live memories (newest per name, cancellations applied), from the memory records on their memory threads.",
   ignoresSystemThreads: true,
+  kinds: [KIND_MEMORY],
   initial: () => ({ members: new Map() }),
   apply(state, { record, sequence, createdAt }) {
     const body = record.body;

@@ -20,7 +20,9 @@ import type { StoredRecord } from '../../../storage/contract/stored-record.js';
 import { KIND_DECISION_ANSWER, KIND_LOOP_CANCEL, KIND_RUN } from '../../members/index.js';
 import { ceilingsOf } from './ceilings.js';
 import { RunDriver, type DriverDeps, type StopReason } from './run-driver.js';
-import { KIND_RUN_MESSAGE } from './work-kinds.js';
+
+/** What the runs consumer acts on: a run's opening, its cancel, and answers to its decisions. */
+const RUN_ENGINE_KINDS: ReadonlySet<string> = new Set([KIND_RUN, KIND_LOOP_CANCEL, KIND_DECISION_ANSWER]);
 
 interface ActiveRun {
   readonly driver: RunDriver;
@@ -152,6 +154,8 @@ export class RunEngine {
         this.resumeOpenRuns();
       },
       stop: () => this.stop(),
+      // A run's opening, cancel and answers: every other record passes it by without a wake-up.
+      wants: (record) => RUN_ENGINE_KINDS.has(record.body['kind'] as string),
       handle: async (records: readonly StoredRecord[]) => {
         for (const stored of records) {
           const kind = stored.record.body['kind'];
@@ -162,9 +166,8 @@ export class RunEngine {
             if (!this.abort(stored.record.thread, 'cancel')) this.wake(stored.record.thread);
           } else if (kind === KIND_DECISION_ANSWER) {
             this.wake(stored.record.thread);
-          } else if (kind === KIND_RUN_MESSAGE) {
-            // Read by the next model call from the thread; nothing to do now.
           }
+          // A steering message (KIND_RUN_MESSAGE) is read by the next model call from the thread: nothing to do now.
         }
       },
     };

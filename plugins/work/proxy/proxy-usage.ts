@@ -55,6 +55,7 @@ export class ProxyUsage {
       name: 'proxy-usage',
       startAt: 'start',
       keepCheckpoint: false,
+      wants: (record) => record.body['kind'] === KIND_PROXY_RESPONSE || record.body['kind'] === KIND_PROXY_ERROR,
       handle: async (records: readonly StoredRecord[]) => {
         for (const stored of records) {
           const kind = stored.record.body['kind'];
