@@ -15,6 +15,11 @@
  * session is open, and deleted when it ends (completed, aborted, expired)
  * unless a file or another session names the same content; what a crash
  * leaves is collected like any unreferenced content.
+ *
+ * A seal is a lease (`sealLeaseMs`), renewed by the completing server while
+ * it works: if that server dies mid-completion, the seal lapses and the
+ * client's next complete, through any server, takes the upload over,
+ * instead of finding it "being completed" until the session's TTL.
  */
 import { randomBytes } from 'node:crypto';
 import { pipeline, Readable, Transform } from 'node:stream';
@@ -38,6 +43,8 @@ interface Part {
 interface SharedMeta extends UploadMeta {
   parts: Part[];
   sealed: boolean;
+  /** Until when the seal holds unless renewed (ms; absent in sessions saved before seals were leases: it holds). */
+  sealed_until?: number;
 }
 
 interface Saved {
@@ -53,13 +60,20 @@ export interface SharedUploadStoreOptions {
   /** Whether a file names `hash` (on a fold caught up with the log): a finished session's parts are deleted unless one does. */
   readonly referenced: (hash: string) => Promise<boolean>;
   readonly now?: () => number;
+  /** How long a seal holds without renewal; the completing server renews it every third of that. @default 60000 */
+  readonly sealLeaseMs?: number;
 }
+
+const DEFAULT_SEAL_LEASE_MS = 60_000;
 
 export class SharedUploadStore implements UploadSessions {
   private sessions = new Map<string, SharedMeta>();
   /** Completions in progress here: the blob their parts were assembled into. */
   private readonly assembled = new Map<string, { hash: string; outcome: 'stored' | 'deduplicated' }>();
   private readonly now: () => number;
+  private readonly sealLeaseMs: number;
+  /** Seals this server holds, renewed until `unseal`. */
+  private readonly renewals = new Map<string, NodeJS.Timeout>();
 
   constructor(
     private readonly slots: SharedSlots,
@@ -67,6 +81,12 @@ export class SharedUploadStore implements UploadSessions {
     private readonly options: SharedUploadStoreOptions,
   ) {
     this.now = options.now ?? Date.now;
+    this.sealLeaseMs = options.sealLeaseMs ?? DEFAULT_SEAL_LEASE_MS;
+  }
+
+  /** Whether a completion holds the session now (its lease not lapsed). */
+  private sealed(meta: SharedMeta | undefined): boolean {
+    return meta !== undefined && meta.sealed && (meta.sealed_until === undefined || meta.sealed_until > this.now());
   }
 
   private async load(): Promise<Map<string, SharedMeta>> {
@@ -115,7 +135,7 @@ export class SharedUploadStore implements UploadSessions {
 
   /** The session without its parts (what callers see, as the filesystem store shows it). */
   private view(meta: SharedMeta): UploadMeta {
-    const { parts: _parts, sealed: _sealed, ...rest } = meta;
+    const { parts: _parts, sealed: _sealed, sealed_until: _until, ...rest } = meta;
     return rest;
   }
 
@@ -143,26 +163,47 @@ export class SharedUploadStore implements UploadSessions {
     return count;
   }
 
-  seal(id: string): Promise<boolean> {
-    return this.mutate((sessions) => {
+  async seal(id: string): Promise<boolean> {
+    const sealed = await this.mutate((sessions) => {
       const meta = this.live(id, sessions);
-      if (!meta || meta.sealed) return false;
+      if (!meta || this.sealed(meta)) return false;
       meta.sealed = true;
+      meta.sealed_until = this.now() + this.sealLeaseMs;
       return true;
     });
+    if (sealed) {
+      const timer = setInterval(() => void this.renew(id), Math.max(1, Math.floor(this.sealLeaseMs / 3)));
+      timer.unref();
+      this.renewals.set(id, timer);
+    }
+    return sealed;
+  }
+
+  /** Extends a seal this server holds (best effort: a lapse only lets another server take the completion over). */
+  private async renew(id: string): Promise<void> {
+    await this.mutate((sessions) => {
+      const meta = sessions.get(id);
+      if (meta?.sealed) meta.sealed_until = this.now() + this.sealLeaseMs;
+    }).catch(() => undefined);
   }
 
   async unseal(id: string): Promise<void> {
+    const timer = this.renewals.get(id);
+    if (timer) clearInterval(timer);
+    this.renewals.delete(id);
     if (!this.sessions.has(id)) return;
     await this.mutate((sessions) => {
       const meta = sessions.get(id);
-      if (meta) meta.sealed = false;
+      if (meta) {
+        meta.sealed = false;
+        delete meta.sealed_until;
+      }
     });
   }
 
   async writeChunk(meta: UploadMeta, range: ChunkRange, body: Readable): Promise<UploadMeta> {
     const id = meta.upload_id;
-    if (this.sessions.get(id)?.sealed) throw new LoomError('UPLOAD_NOT_FOUND', `upload ${id} is being completed and takes no more chunks`);
+    if (this.sealed(this.sessions.get(id))) throw new LoomError('UPLOAD_NOT_FOUND', `upload ${id} is being completed and takes no more chunks`);
     const expected = range.end - range.start + 1;
     let seen = 0;
     const count = new Transform({
@@ -185,7 +226,7 @@ export class SharedUploadStore implements UploadSessions {
       const updated = await this.mutate((sessions) => {
         const session = this.live(id, sessions);
         if (!session) throw new LoomError('UPLOAD_NOT_FOUND', `upload ${id} was completed, aborted or expired while this chunk arrived`);
-        if (session.sealed) throw new LoomError('UPLOAD_NOT_FOUND', `upload ${id} is being completed and takes no more chunks`);
+        if (this.sealed(session)) throw new LoomError('UPLOAD_NOT_FOUND', `upload ${id} is being completed and takes no more chunks`);
         // A re-sent range replaces every part it overlaps (their other chunks count as missing until sent again).
         session.parts = [...session.parts.filter((part) => part.last < range.first || part.first > range.last), { first: range.first, last: range.last, hash }].sort((a, b) => a.first - b.first);
         const received: number[] = [];
