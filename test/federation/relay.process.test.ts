@@ -188,6 +188,21 @@ describe('relay mailbox between three loom processes (sender, relay, receiver)',
     for (const id of arrived) expect(written).to.include(id);
   });
 
+  it('a restarted sender continues from its saved push cursor: no resend of what was delivered', async () => {
+    const before = (await relayStatus(v)).receiving[0];
+    await s.process.stop();
+    s = { ...s, process: await startLoomProcess({ args: ['--federation'], dataDir: s.process.dataDir }) };
+    const thread = newThread('relay-restart');
+    const written = await writeRecords(thread, 300);
+    await until('300 more records on V', 30_000, async () => (await relayStatus(v)).receiving[0]?.records_accepted >= before.records_accepted + 300, 100).catch(async (error: Error) => {
+      throw new Error(`${error.message}; S: ${JSON.stringify((await relayStatus(s)).sending)}; V: ${JSON.stringify((await relayStatus(v)).receiving)}; S log: ${s.process.stderr().slice(-1500)}`);
+    });
+    expect(new Set(await threadIds(v, thread))).to.deep.equal(new Set(written));
+    // Nothing already delivered was deposited again (S's restart may add records of its own, which are new on V).
+    const after = (await relayStatus(v)).receiving[0];
+    expect(after.records_deduplicated).to.equal(before.records_deduplicated);
+  });
+
   it('the relay: deposits are idempotent, checked, capped (507) and expire; refusals write nothing', async () => {
     const receiverKey = InstanceKey.fromSeed(randomBytes(32));
     const receiver = receiverKey.did;

@@ -9,7 +9,10 @@
  * target namespace and thread) into signed envelopes and deposits them at
  * `POST {relay}/v1/mailbox/{peer-did}`. It starts from the cursor the peer
  * last asked for (or where this side's deposits reached, whichever is
- * further) and keeps its own push cursor in the data directory. Once the
+ * further) and keeps its own push cursor in the data directory, with the
+ * peer's last request (cursor, target namespace, thread): after a restart,
+ * before the peer has asked anything again, deposits go on from there, for
+ * the namespace and thread the peer reads, not from the log's start. Once the
  * peer pulls again, deposits stop; the peer's own cursor has moved with the
  * envelopes it took, so nothing is fetched twice that need not be.
  */
@@ -69,6 +72,8 @@ export interface PushState {
 export class RelaySender {
   private readonly states = new Map<string, PushState>();
   private readonly startedAt: number;
+  /** What each pair's peer last asked for, kept across restarts (PeerContact's memory is not): where a first deposit starts. */
+  private readonly savedReads = new Map<string, Omit<PeerRead, 'at'>>();
   private loaded = false;
 
   constructor(private readonly deps: RelaySenderDeps) {
@@ -84,8 +89,17 @@ export class RelaySender {
     this.loaded = true;
     if (!this.deps.stateFile) return;
     try {
-      const saved = JSON.parse(await readFile(this.deps.stateFile, 'utf8')) as Record<string, string>;
-      for (const [pairId, cursor] of Object.entries(saved)) this.state(pairId, '').push_cursor = cursor;
+      const saved = JSON.parse(await readFile(this.deps.stateFile, 'utf8')) as Record<string, string | { push_cursor: string | null; peer_read: Omit<PeerRead, 'at'> | null }>;
+      for (const [pairId, entry] of Object.entries(saved)) {
+        const state = this.state(pairId, '');
+        // A file of an earlier Loom holds the push cursor alone.
+        if (typeof entry === 'string') {
+          state.push_cursor = entry;
+          continue;
+        }
+        state.push_cursor = typeof entry?.push_cursor === 'string' ? entry.push_cursor : null;
+        if (entry?.peer_read && typeof entry.peer_read.since === 'string') this.savedReads.set(pairId, entry.peer_read);
+      }
     } catch {
       // First start, or an unreadable file: start from what the peer last asked for.
     }
@@ -93,7 +107,7 @@ export class RelaySender {
 
   private async save(): Promise<void> {
     if (!this.deps.stateFile) return;
-    const cursors = Object.fromEntries([...this.states.values()].filter((s) => s.push_cursor !== null).map((s) => [s.pair_id, s.push_cursor]));
+    const cursors = Object.fromEntries([...this.states.values()].map((s) => [s.pair_id, { push_cursor: s.push_cursor, peer_read: this.savedReads.get(s.pair_id) ?? null }]));
     await mkdir(dirname(this.deps.stateFile), { recursive: true });
     await writeFile(`${this.deps.stateFile}.tmp`, JSON.stringify(cursors));
     await rename(`${this.deps.stateFile}.tmp`, this.deps.stateFile);
@@ -122,7 +136,17 @@ export class RelaySender {
         continue;
       }
       const account = pair.issued.service_account_id;
-      const read = this.deps.lastRead(account) ?? (pair.previous_issued ? this.deps.lastRead(pair.previous_issued.service_account_id) : undefined);
+      const live = this.deps.lastRead(account) ?? (pair.previous_issued ? this.deps.lastRead(pair.previous_issued.service_account_id) : undefined);
+      if (live) {
+        const known = this.savedReads.get(pair.pair_id);
+        if (!known || known.since !== live.since || known.target_namespace !== live.target_namespace || known.thread !== live.thread) {
+          this.savedReads.set(pair.pair_id, { since: live.since, target_namespace: live.target_namespace, thread: live.thread });
+          await this.save();
+        }
+      }
+      // After a restart, silence counts from the start; the peer's last request is the saved one.
+      const saved = this.savedReads.get(pair.pair_id);
+      const read: PeerRead | undefined = live ?? (saved ? { ...saved, at: this.startedAt } : undefined);
       const silenceMs = relay.silence_ms ?? Math.max(MIN_DEFAULT_SILENCE_MS, 3 * (pair.poll_interval_ms ?? this.deps.defaultPollMs));
       const silent = !this.deps.feedOpen(account) && this.deps.now() - (read?.at ?? this.startedAt) >= silenceMs;
       state.pushing = silent;
