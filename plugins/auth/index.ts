@@ -127,7 +127,9 @@ export const authPlugin = definePlugin({
     const config = resolve(scope.container, Config);
     const store = resolve(scope.container, RecordStore);
     const bus = resolve(scope.container, RecordBusToken);
-    const authenticator = new BearerAuthenticator(credentials, config, options.required, Date.now, store.capabilities.sharedLog === true ? () => bus.caughtUp() : null);
+    // On a shared log, state another server wrote a moment ago may not be folded here yet: lookups that would refuse catch up first.
+    const catchUp = store.capabilities.sharedLog === true ? () => bus.caughtUp() : null;
+    const authenticator = new BearerAuthenticator(credentials, config, options.required, Date.now, catchUp);
     const grants = new GrantService(credentials, config, resolve(scope.container, ServerInfo).instanceDid, options.envTag);
     const memberships = new MembershipService(credentials, grants);
     const self = new SelfService(credentials, config, authenticator, Date.now, challengeSlots(store));
@@ -135,7 +137,7 @@ export const authPlugin = definePlugin({
     bindValue(scope.container, MembershipServiceToken, memberships);
     bindValue(scope.container, SelfServiceToken, self);
     // Exposed (not only bound privately) so an embedder can watch the door: its limiters and hash count.
-    scope.expose(RecredentialDoorToken, new RecredentialDoor(credentials, grants, self, options.recredentialRate, Date.now));
+    scope.expose(RecredentialDoorToken, new RecredentialDoor(credentials, grants, self, options.recredentialRate, Date.now, catchUp));
     scope.configTopic(authRequiredTopic);
     scope.configTopic(authCorsOriginsTopic);
     scope.configTopic(grantLifetimeTopic);

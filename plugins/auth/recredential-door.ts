@@ -38,6 +38,12 @@ export class RecredentialDoor {
     private readonly self: SelfService,
     rate: { burst: number; refillMs: number } = { burst: 3, refillMs: 5000 },
     private readonly now: () => number = Date.now,
+    /**
+     * On a log shared by several servers: brings this server's folds up to the store's head. A binding
+     * registered through another server a moment ago may not have reached this one yet; the door looks
+     * again after catching up before refusing (as the bearer authenticator does for new tokens).
+     */
+    private readonly catchUp: (() => Promise<void>) | null = null,
   ) {
     this.byPrincipal = new RateLimiter(rate.burst, rate.refillMs, 10_000, now);
     this.byAddress = new RateLimiter(rate.burst, rate.refillMs, 10_000, now);
@@ -76,18 +82,29 @@ export class RecredentialDoor {
     const { kind, evidence } = request.proof;
     let verified: { spend?: string; counter?: { bindingId: string; value: number } } | null = null;
     if (kind === 'recovery_code') {
-      const binding = matchRecoveryCode(this.credentials.state().bindings, did ?? '', typeof evidence === 'string' ? evidence : '', (code) => {
-        this.hashCalls++;
-        return recoveryCodeHash(code);
-      });
+      const match = () =>
+        matchRecoveryCode(this.credentials.state().bindings, did ?? '', typeof evidence === 'string' ? evidence : '', (code) => {
+          this.hashCalls++;
+          return recoveryCodeHash(code);
+        });
+      let binding = match();
+      if (!binding && this.catchUp && did !== null) {
+        await this.catchUp();
+        binding = match();
+      }
       if (binding) verified = { spend: binding.id };
     } else if (kind === 'passkey') {
       const rp = this.self.relyingParty();
       const assertion = evidence as AssertionEvidence | null;
-      const binding =
+      const find = () =>
         rp && did && assertion && typeof assertion === 'object' && typeof assertion.credential_id === 'string'
           ? liveBindingsOf(this.credentials.state().bindings, did, 'passkey').find((b) => b.passkey!.credential_id === assertion.credential_id)
           : undefined;
+      let binding = find();
+      if (!binding && this.catchUp && did !== null) {
+        await this.catchUp();
+        binding = find();
+      }
       if (binding) {
         this.hashCalls++;
         const counter = await verifyAssertion(rp!, assertion!, binding.passkey!, (c) => this.self.challenges.consume(c, 'recredential', did!));

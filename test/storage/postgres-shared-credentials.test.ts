@@ -60,6 +60,29 @@ describe('credentials across servers sharing a PostgreSQL log', function () {
     }
   });
 
+  it('a proof bound through one server is accepted through another at once (the door catches up before it refuses)', async () => {
+    const url = await freshDatabase(cluster, 'bound_elsewhere');
+    const servers: StartedServer[] = [];
+    try {
+      servers.push(await startServer({ auth: { required: true }, storage: 'postgres', databaseUrl: url }));
+      servers.push(await startServer({ auth: { required: true }, storage: 'postgres', databaseUrl: url }));
+      const [one, two] = servers as [StartedServer, StartedServer];
+      const admin = await bootstrapAdmin(one.url);
+      for (const label of ['dee', 'eve', 'fay']) {
+        const invite = await request(one.url, 'POST', '/v1/invites', { json: { membership: { preset: 'contributor', label } }, headers: bearer(admin) });
+        const member = await request(one.url, 'POST', '/v1/invites/redeem', { json: { invite: invite.json.invite_token } });
+        expect(member.status, member.text).to.equal(201);
+        const bound = await request(one.url, 'POST', '/v1/self/bindings', { json: { kind: 'recovery_code' }, headers: bearer(member.json.token) });
+        expect(bound.status, bound.text).to.equal(201);
+        // At once, through the other server: its fold may not hold the binding yet, and must not refuse for that.
+        const answer = await request(two.url, 'POST', '/v1/recredential', { json: { principal: label, proof: { kind: 'recovery_code', evidence: bound.json.secret } } });
+        expect(answer.status, `${label}: ${answer.text}`).to.equal(201);
+      }
+    } finally {
+      for (const server of servers) await server.stop();
+    }
+  });
+
   it('re-credentials with one recovery code exactly once when two servers receive it at the same moment', async () => {
     const url = await freshDatabase(cluster, 'recovery');
     const servers: StartedServer[] = [];
