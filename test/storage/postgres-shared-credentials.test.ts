@@ -14,7 +14,7 @@ import { expect } from 'chai';
 import { ChallengeStore } from '../../plugins/auth/passkeys.js';
 import { PostgresRecordStore } from '../../storage/postgres/index.js';
 import type { ThrowawayCluster } from '../../storage/postgres/throwaway-cluster.js';
-import { bootstrapAdmin, bearer } from '../helpers/auth.js';
+import { bootstrapAdmin, bearer, type Credential } from '../helpers/auth.js';
 import { expectEnvelope, request, startServer, type StartedServer } from '../helpers/http-server.js';
 import { clusterOrSkip, freshDatabase } from '../helpers/postgres-test-support.js';
 
@@ -60,14 +60,22 @@ describe('credentials across servers sharing a PostgreSQL log', function () {
     }
   });
 
-  it('a proof bound through one server is accepted through another at once (the door catches up before it refuses)', async () => {
-    const url = await freshDatabase(cluster, 'bound_elsewhere');
+  /** Two servers with auth on one fresh database, and the admin bootstrapped through the first. */
+  async function withTwoServers(name: string, work: (one: StartedServer, two: StartedServer, admin: Credential) => Promise<void>): Promise<void> {
+    const url = await freshDatabase(cluster, name);
     const servers: StartedServer[] = [];
     try {
       servers.push(await startServer({ auth: { required: true }, storage: 'postgres', databaseUrl: url }));
       servers.push(await startServer({ auth: { required: true }, storage: 'postgres', databaseUrl: url }));
       const [one, two] = servers as [StartedServer, StartedServer];
-      const admin = await bootstrapAdmin(one.url);
+      await work(one, two, await bootstrapAdmin(one.url));
+    } finally {
+      for (const server of servers) await server.stop();
+    }
+  }
+
+  it('a proof bound through one server is accepted through another at once (the door catches up before it refuses)', async () => {
+    await withTwoServers('bound_elsewhere', async (one, two, admin) => {
       for (const label of ['dee', 'eve', 'fay']) {
         const invite = await request(one.url, 'POST', '/v1/invites', { json: { membership: { preset: 'contributor', label } }, headers: bearer(admin) });
         const member = await request(one.url, 'POST', '/v1/invites/redeem', { json: { invite: invite.json.invite_token } });
@@ -78,19 +86,11 @@ describe('credentials across servers sharing a PostgreSQL log', function () {
         const answer = await request(two.url, 'POST', '/v1/recredential', { json: { principal: label, proof: { kind: 'recovery_code', evidence: bound.json.secret } } });
         expect(answer.status, `${label}: ${answer.text}`).to.equal(201);
       }
-    } finally {
-      for (const server of servers) await server.stop();
-    }
+    });
   });
 
   it('re-credentials with one recovery code exactly once when two servers receive it at the same moment', async () => {
-    const url = await freshDatabase(cluster, 'recovery');
-    const servers: StartedServer[] = [];
-    try {
-      servers.push(await startServer({ auth: { required: true }, storage: 'postgres', databaseUrl: url }));
-      servers.push(await startServer({ auth: { required: true }, storage: 'postgres', databaseUrl: url }));
-      const [one, two] = servers as [StartedServer, StartedServer];
-      const admin = await bootstrapAdmin(one.url);
+    await withTwoServers('recovery', async (one, two, admin) => {
       for (const label of ['ann', 'ben', 'cyd']) {
         const invite = await request(one.url, 'POST', '/v1/invites', { json: { membership: { preset: 'contributor', label } }, headers: bearer(admin) });
         expect(invite.status, invite.text).to.equal(201);
@@ -105,8 +105,6 @@ describe('credentials across servers sharing a PostgreSQL log', function () {
         expect(statuses, answers.map((answer) => answer.text).join(' | ')).to.deep.equal([201, 401]);
         expectEnvelope(answers.find((answer) => answer.status === 401)!, 401, 'RECREDENTIAL_REFUSED');
       }
-    } finally {
-      for (const server of servers) await server.stop();
-    }
+    });
   });
 });
