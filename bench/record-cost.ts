@@ -11,9 +11,11 @@
  * - the store's append (wall time: journal, SQLite insert, waiting for the
  *   SQLite thread), per record of the batch;
  * - every global fold's apply and every inline publish listener;
- * - every log consumer's handle, amortised over the records it was handed;
- * - the process's whole CPU per record (user + system), so the rows can be
- *   read against what they add up to.
+ * - every log consumer's CPU (the profiler's samples inside its handle,
+ *   awaits included), per record ingested;
+ * - the process's whole CPU per record (user + system), from a pass of its
+ *   own without any of the above, so the rows can be read against what they
+ *   add up to and the timers do not inflate it.
  *
  * Timings wrap the engine's own objects from outside (this file only), so
  * the product carries no instrumentation. A regression points at its row.
@@ -25,10 +27,15 @@ import { canonicalRecordContent } from '../core/records/record-id.js';
 import { validateRecordInput } from '../core/records/validate-record.js';
 import { nodeSha256Hex } from '../core/engine/native-hash.js';
 import { fmt, log, main, makeTempDir, round, scaled, type Check } from './support/harness.js';
+import { CpuProfiler, cpuInside } from './support/cpu-profile.js';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { bodyFor, BENCH_ACTS } from './support/records.js';
 
 const RECORDS = scaled(20_000, 2_000);
 const BATCH = 100;
+/** A directory: each configuration's profiled pass (every plugin, the ledger alone) is written there, without its warm-up. */
+const PROFILE_DIR = process.env['RECORD_COST_CPUPROF'] ?? null;
 
 type Timings = Map<string, { ms: number; records: number }>;
 
@@ -70,7 +77,7 @@ function coreStages(records: ReadonlyArray<Record<string, unknown>>): Array<[str
   ];
 }
 
-/** Wraps the engine's gates, folds, listeners, consumers and store with timers. */
+/** Wraps the engine's gates, folds, listeners and store with timers (a consumer's CPU comes from the profile). */
 function instrument(loom: Loom, timings: Timings): void {
   const engine = loom.engine as unknown as Record<string, any>;
   const ingestor = engine['ingestor'];
@@ -138,38 +145,79 @@ function instrument(loom: Loom, timings: Timings): void {
       }
     });
   }
-  for (const [name, runner] of engine['consumers'].runners as Map<string, Record<string, any>>) {
-    const consumer = runner['consumer'];
-    const handle = consumer.handle.bind(consumer);
-    consumer.handle = async (records: readonly unknown[], span: unknown) => {
-      const started = performance.now();
-      try {
-        return await handle(records, span);
-      } finally {
-        add(timings, `consumer ${name} (wall, amortised)`, performance.now() - started, records.length);
-      }
-    };
-  }
 }
 
-async function measure(label: string, open: (dataDir: string) => Promise<Loom>): Promise<{ cpuUs: number; rows: Array<[string, number]> }> {
+type Open = (dataDir: string) => Promise<Loom>;
+
+function consumerRunners(loom: Loom): Map<string, Record<string, any>> {
+  return (loom.engine as unknown as Record<string, any>)['consumers'].runners;
+}
+
+/** A fresh Loom, warmed with 2,000 records, then `records` ingested in batches and every consumer caught up. */
+async function ingestAll(label: string, open: Open, prepare: (loom: Loom) => Promise<void>, records: ReadonlyArray<Record<string, unknown>>, around: <T>(body: () => Promise<T>) => Promise<T>): Promise<void> {
   const loom = await open(makeTempDir(`record-cost-${label}`));
   await loom.initialize();
   const warm = inputs(2_000, `${label}-warm`);
   for (let i = 0; i < warm.length; i += BATCH) await loom.engine.ingestor.ingestMany({ caller: LOCAL, via: 'api' }, warm.slice(i, i + BATCH));
-  const timings: Timings = new Map();
-  instrument(loom, timings);
-  const records = inputs(RECORDS, label);
-  const cpu = process.cpuUsage();
-  for (let i = 0; i < records.length; i += BATCH) {
-    const results = await loom.engine.ingestor.ingestMany({ caller: LOCAL, via: 'api' }, records.slice(i, i + BATCH));
-    const refused = results.find((r) => r instanceof Error);
-    if (refused) throw refused;
-  }
-  const runners = (loom.engine as unknown as Record<string, any>)['consumers'].runners as Map<string, { caughtUp(): Promise<void> }>;
-  await Promise.all([...runners.values()].map((runner) => runner.caughtUp()));
-  const used = process.cpuUsage(cpu);
+  await prepare(loom);
+  await around(async () => {
+    for (let i = 0; i < records.length; i += BATCH) {
+      const results = await loom.engine.ingestor.ingestMany({ caller: LOCAL, via: 'api' }, records.slice(i, i + BATCH));
+      const refused = results.find((r) => r instanceof Error);
+      if (refused) throw refused;
+    }
+    await Promise.all([...consumerRunners(loom).values()].map((runner) => runner['caughtUp']()));
+  });
   await loom.stop();
+}
+
+/**
+ * Two passes on fresh Looms. The first has no instrumentation: its process
+ * CPU is the headline figure (the timers cost several µs per record with
+ * every plugin, so the instrumented pass would overstate it). The second
+ * times each synchronous stage in place and runs the CPU profiler, which
+ * gives each consumer's CPU: the samples inside its `handle`, its awaits'
+ * continuations included.
+ */
+async function measure(label: string, open: Open): Promise<{ cpuUs: number; rows: Array<[string, number]> }> {
+  let used = { user: 0, system: 0 };
+  await ingestAll(`${label}-clean`, open, async () => {}, inputs(RECORDS, `${label}-clean`), async (body) => {
+    const cpu = process.cpuUsage();
+    try {
+      return await body();
+    } finally {
+      used = process.cpuUsage(cpu);
+    }
+  });
+  const timings: Timings = new Map();
+  const profiler = new CpuProfiler();
+  const handles = new Map<string, string>();
+  await ingestAll(
+    `${label}-stages`,
+    open,
+    async (loom) => {
+      instrument(loom, timings);
+      await profiler.start();
+      for (const [name, runner] of consumerRunners(loom)) {
+        const key = await profiler.locate(runner['consumer'].handle);
+        if (key) handles.set(key, `consumer ${name} (CPU, per record ingested)`);
+      }
+    },
+    inputs(RECORDS, `${label}-stages`),
+    async (body) => {
+      try {
+        return await body();
+      } finally {
+        const profile = await profiler.stop();
+        for (const [stage, ms] of cpuInside(profile, handles)) add(timings, stage, ms, RECORDS);
+        if (PROFILE_DIR) {
+          const file = join(PROFILE_DIR, `record-cost-${label}.cpuprofile`);
+          writeFileSync(file, JSON.stringify(profile));
+          log(`    CPU profile of the ${label} pass written to ${file}`);
+        }
+      }
+    },
+  );
   const cpuUs = (used.user + used.system) / RECORDS;
   const rows: Array<[string, number]> = [...timings].map(([stage, t]) => [stage, (t.ms * 1000) / Math.max(1, t.records)]);
   rows.sort((a, b) => b[1] - a[1]);
@@ -209,7 +257,7 @@ async function run() {
   return {
     figures: { records: RECORDS, batch: BATCH, cpu_us_full: round(full.cpuUs, 1), cpu_us_ledger: round(ledger.cpuUs, 1), core: Object.fromEntries(core.map(([k, v]) => [k, round(v, 2)])), full: Object.fromEntries(full.rows.map(([k, v]) => [k, round(v, 2)])), ledger: Object.fromEntries(ledger.rows.map(([k, v]) => [k, round(v, 2)])) },
     checks,
-    notes: ['Stage timings are wall time of synchronous calls (CPU on this thread) except the store and consumers, marked (wall); a consumer runs off the ingest path.'],
+    notes: ['The µs per record is the process CPU of a pass without instrumentation. Stage rows come from a second pass: synchronous stages timed in place (CPU on this thread), consumers from the CPU profile (samples inside their handle), the store append as wall time (its SQLite work runs on another thread).'],
   };
 }
 

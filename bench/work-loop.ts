@@ -29,10 +29,8 @@
  */
 import type { FakeProvider, RecordedRequest } from '../test/fakes/fake-server.js';
 import type { ModelRequest, ProviderAdapter } from '../plugins/work/providers/index.js';
-import { writeFileSync } from 'node:fs';
-import { Session } from 'node:inspector/promises';
-import { join } from 'node:path';
 import { fmt, log, main, makeTempDir, median, round, SCALE, type Check } from './support/harness.js';
+import { profiled } from './support/cpu-profile.js';
 
 const TURNS = 20;
 const CONCURRENT = 50;
@@ -45,24 +43,6 @@ const API_KEY = 'sk-proj-bench-key-0123456789';
 const PROFILE_DIR = process.env['WORK_LOOP_CPUPROF'] ?? null;
 /** The store's durability (default full, the server's default); `normal` leaves out the journal's fdatasync per commit. */
 const DURABILITY = process.env['WORK_LOOP_DURABILITY'] === 'normal' ? 'normal' : 'full';
-
-/** Runs `body` under the V8 CPU profiler when PROFILE_DIR is set, writing `<label>.cpuprofile` there. */
-async function profiled<T>(label: string, enabled: boolean, body: () => Promise<T>): Promise<T> {
-  if (!PROFILE_DIR || !enabled) return body();
-  const session = new Session();
-  session.connect();
-  await session.post('Profiler.enable');
-  await session.post('Profiler.setSamplingInterval', { interval: 200 });
-  await session.post('Profiler.start');
-  try {
-    return await body();
-  } finally {
-    const { profile } = await session.post('Profiler.stop');
-    writeFileSync(join(PROFILE_DIR, `work-loop-${label}.cpuprofile`), JSON.stringify(profile));
-    session.disconnect();
-    log(`    CPU profile of the ${label} round written to ${join(PROFILE_DIR, `work-loop-${label}.cpuprofile`)}`);
-  }
-}
 
 interface Sample {
   turns: number;
@@ -231,11 +211,11 @@ async function run() {
   let countedTurns = 0;
   for (let r = 0; r < ROUNDS; r++) {
     counting = r === 0;
-    const one = await profiled('single', r === 0, () => loopRound(SINGLES, 1));
+    const one = await profiled(PROFILE_DIR, 'work-loop-single', r === 0, () => loopRound(SINGLES, 1));
     counting = false;
     if (r === 0) countedTurns = one.sample.turns;
     single.push({ loop: one.sample, adapter: await replayRound(one.goals, 1) });
-    const all = await profiled('concurrent', r === 0, () => loopRound(CONCURRENT, CONCURRENT));
+    const all = await profiled(PROFILE_DIR, 'work-loop-concurrent', r === 0, () => loopRound(CONCURRENT, CONCURRENT));
     many.push({ loop: all.sample, adapter: await replayRound(all.goals, CONCURRENT) });
     log(`    round ${r + 1}: one at a time ${fmt(one.sample.turns)} turns, loop ${round(one.sample.cpuMs / one.sample.turns, 3)} ms CPU/turn, adapter alone ${round(single.at(-1)!.adapter.cpuMs / one.sample.turns, 3)}; ` +
       `${CONCURRENT} at once ${fmt(all.sample.turns)} turns, loop ${round(all.sample.cpuMs / all.sample.turns, 3)} ms CPU/turn, adapter alone ${round(many.at(-1)!.adapter.cpuMs / all.sample.turns, 3)}`);
