@@ -11,8 +11,7 @@ import type { IngestContext, IngestGate } from '../access/ingest-gate.js';
 import { SYSTEM, type Caller } from '../access/caller.js';
 import { LoomError } from '../errors/loom-error.js';
 import { CanonicalJsonError } from '../records/canonical-json.js';
-import { canonicalRecordContent, type CanonicalRecordContent } from '../records/record-id.js';
-import { makeRecord } from '../records/record.js';
+import { canonicalRecord, type CanonicalRecord } from '../records/content-text.js';
 import type { Sha256Hex } from '../records/sha256.js';
 import { validateRecordInput } from '../records/validate-record.js';
 import { namespaceRefusal, type NamespaceRegistry } from '../folds/namespace-registry.js';
@@ -80,14 +79,15 @@ export class Ingestor {
   private check(input: unknown): PreparedRecord {
     const validation = validateRecordInput(input);
     if (!validation.ok) throw new LoomError('INVALID_SHAPE', validation.message, undefined, { path: validation.field });
-    let content: CanonicalRecordContent;
+    let made: CanonicalRecord;
     try {
-      content = canonicalRecordContent(validation.fields);
+      made = canonicalRecord(validation.fields, this.deps.sha256Hex);
     } catch (error) {
       if (error instanceof CanonicalJsonError) throw new LoomError('INVALID_SHAPE', `body: ${error.message}`, undefined, { path: 'body' });
       throw error;
     }
-    const id = this.deps.sha256Hex(content.text);
+    const { record, content } = made;
+    const id = record.id;
     if (validation.claimedId !== undefined && validation.claimedId !== id) {
       // The fact lets a receiver tell tampered content from a malformed record without reading the message.
       throw new LoomError('INVALID_SHAPE', `id: does not match the record's content (computed ${id}); omit id, the server computes it`, undefined, {
@@ -96,8 +96,6 @@ export class Ingestor {
         computed_id: id,
       });
     }
-    // The stored record keeps the checked canonical copies: the client's objects are neither frozen nor shared.
-    const record = makeRecord(id, { ...validation.fields, body: content.body, parents: content.parents });
     const declared = record.body['namespace'];
     if (declared !== undefined && typeof declared !== 'string') {
       throw new LoomError('INVALID_SHAPE', 'body.namespace: must be a string of /-separated segments when present', undefined, { path: 'body.namespace' });
@@ -106,7 +104,8 @@ export class Ingestor {
     const refusal = namespaceRefusal(this.deps.namespaces(), namespace);
     // A malformed name is the request's mistake (400); an unknown or archived namespace is a refusal (403).
     if (refusal) throw new LoomError(refusal.malformed ? 'INVALID_SHAPE' : 'NAMESPACE_REJECTED', refusal.malformed ? `body.namespace: ${refusal.message}` : refusal.message, undefined, { path: 'body.namespace' });
-    return { record, namespace, createdAt: this.now() };
+    // The content text travels with the record: the journal frame and the stored row embed it.
+    return { record, namespace, createdAt: this.now(), content };
   }
 
   private gateFailure(gate: IngestGate, error: unknown): LoomError {

@@ -7,7 +7,7 @@
 import type { Act } from '../../core/records/acts.js';
 import type { DataType } from '../../core/records/data-types.js';
 import type { JsonObject } from '../../core/records/json.js';
-import { computeRecordId } from '../../core/records/record-id.js';
+import { canonicalRecord } from '../../core/records/content-text.js';
 import { makeRecord } from '../../core/records/record.js';
 import { nobleSha256Hex } from '../../core/records/sha256.js';
 import { validateRecordInput } from '../../core/records/validate-record.js';
@@ -55,8 +55,9 @@ export function makePrepared(input: PreparedInput): PreparedRecord {
     judged_by: input.judged_by ?? null,
   });
   if (!checked.ok) throw new TypeError(`invalid fixture record: ${checked.message}`);
-  const record = makeRecord(computeRecordId(checked.fields), checked.fields);
-  return { record, namespace: namespaceOf(record), createdAt: input.createdAt ?? Date.now() };
+  // As ingest makes it (body and parents in canonical order): a store only ever receives such records.
+  const { record, content } = canonicalRecord(checked.fields);
+  return { record, namespace: namespaceOf(record), createdAt: input.createdAt ?? Date.now(), content };
 }
 
 /** The same record received again, e.g. later or with another judged_by (which is not hashed). */

@@ -218,7 +218,7 @@ export abstract class JournaledRecordStore extends RecordStoreFacade {
         return;
       }
       const stored: StoredRecord = { sequence: ++sequence, createdAt: prepared.createdAt, record: prepared.record };
-      accepted.push({ stored, namespace: prepared.namespace });
+      accepted.push({ stored, namespace: prepared.namespace, content: prepared.content });
       acceptedFree.push(free[i]!);
       acceptedKeys.push(pairKeys[i]!);
       outcomes.push({ status: 'inserted', stored });

@@ -19,6 +19,12 @@ export interface PreparedRecord {
   readonly namespace: string;
   /** Receipt time, Unix milliseconds. */
   readonly createdAt: number;
+  /**
+   * The record's canonical content text when its maker has it (ingest
+   * always does: core/records/content-text.ts). A driver embeds it rather
+   * than serialising the body again; without it, it is computed.
+   */
+  readonly content?: string;
 }
 
 export type AppendOutcome =

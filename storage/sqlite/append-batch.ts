@@ -9,18 +9,16 @@ import { clockSlotKey, type StoredRecord } from '../contract/stored-record.js';
 import { threadDeltas } from '../contract/thread-summaries.js';
 import type { LoomRecord } from '../../core/records/record.js';
 import { textKey } from './index-keys.js';
-import { INSERT_COLUMN_COUNT, INSERT_COLUMNS, RECORD_COLUMNS, jsonRowValues, rowToStored, type RecordRow } from './record-row.js';
+import { INSERT_COLUMNS, JSON_ROW_SELECT, RECORD_COLUMNS, jsonRow, rowToStored, type RecordRow } from './record-row.js';
 import type { BindValue, SqliteDatabase, SqliteSession } from './sqlite-database.js';
 
 /** Rows per statement: 500 × 3 lookup binds stays far below SQLite's 32766. */
 export const ROWS_PER_STATEMENT = 500;
 
-/** Columns whose row value is a JSON array or object (parents, body): stored as its JSON text. */
-const JSON_VALUED_COLUMNS = new Set([INSERT_COLUMN_COUNT - 2, INSERT_COLUMN_COUNT - 1]);
-
 /**
- * Inserts the rows of a JSON array of `jsonRowValues` arrays: `value->>i` is
- * element i as an SQL value, `value->i` the JSON text of a nested array or object.
+ * Inserts the rows of a JSON array of `jsonRow` texts: `value->>i` is
+ * element i as an SQL value, `value->'$[8].body'` the JSON text of the
+ * content's body (JSON_ROW_SELECT).
  *
  * `jsonb_each` (SQLite 3.45+; node-sqlite3 bundles 3.52), not `json_each`:
  * json_each hands each row over as JSON text, so every one of the 15
@@ -28,8 +26,7 @@ const JSON_VALUED_COLUMNS = new Set([INSERT_COLUMN_COUNT - 2, INSERT_COLUMN_COUN
  * `perf`); jsonb_each hands over the parsed binary form, which `->>` reads
  * in place. Measured: direct applies ~20k -> ~29k records/s, user CPU -40%.
  */
-const INSERT_JSON_ROWS = `INSERT OR FAIL INTO records (${INSERT_COLUMNS})
-  SELECT ${Array.from({ length: INSERT_COLUMN_COUNT }, (_, i) => (JSON_VALUED_COLUMNS.has(i) ? `value->${i}` : `value->>${i}`)).join(', ')} FROM jsonb_each(?)`;
+const INSERT_JSON_ROWS = `INSERT OR FAIL INTO records (${INSERT_COLUMNS}) SELECT ${JSON_ROW_SELECT} FROM jsonb_each(?)`;
 
 function chunks<T>(items: readonly T[], size: number): T[][] {
   const out: T[][] = [];
@@ -69,14 +66,14 @@ export async function storedBySlots(db: SqliteDatabase, records: readonly LoomRe
  * failure rolls the whole transaction back. Measured: 1.3-1.5x faster batches.
  */
 export async function insertAccepted(session: SqliteSession, records: readonly AcceptedRecord[]): Promise<void> {
-  // Rows travel as one JSON text per statement that SQLite unpacks with json_each:
+  // Rows travel as one JSON text per statement that SQLite unpacks with jsonb_each:
   // binding 15 values per row costs the event loop ~9 µs a row in node-sqlite3's
   // argument conversion, one string costs it a single copy (the parsing moves
   // to SQLite's thread). Statements of a few hundred rows keep each stretch of
   // event-loop work short (~2 ms), so acknowledgements are not held up behind
   // the applier's batch.
   for (const chunk of chunks(records, ROWS_PER_STATEMENT)) {
-    await session.run(INSERT_JSON_ROWS, [JSON.stringify(chunk.map(jsonRowValues))]);
+    await session.run(INSERT_JSON_ROWS, [`[${chunk.map(jsonRow).join(',')}]`]);
   }
   for (const chunk of chunks(threadDeltas(records), ROWS_PER_STATEMENT)) {
     const params: BindValue[] = chunk.flatMap((d) => [d.thread, d.count, d.first, d.last]);

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import type { LoomError } from '../../core/errors/loom-error.js';
 import type { JsonObject } from '../../core/records/json.js';
+import { canonicalJson } from '../../core/records/canonical-json.js';
 import { parseRecordQuery } from '../contract/query/parse-query.js';
 import { runStoreCompliance, temporaryStoreFactory } from '../compliance/index.js';
 import type { AcceptedRecord } from '../contract/journal/accepted-record.js';
@@ -66,7 +67,7 @@ describe('SqliteRecordStore', () => {
     expect(await store.get('0'.repeat(64))).to.equal(undefined);
   });
 
-  it('stores parents and body as exactly the text JSON.stringify gives, for hostile values too', async () => {
+  it("stores parents and body as their canonical JSON, taken from the text the record's id hashes, for hostile values too", async () => {
     const path = join(await temp.dir(), 'loom.db');
     const store = await temp.track(new SqliteRecordStore({ path }));
     const bodies: JsonObject[] = [
@@ -81,8 +82,10 @@ describe('SqliteRecordStore', () => {
     const db = await SqliteDatabase.open(path);
     const rows = await db.all<{ parents: string; body: string }>('SELECT parents, body FROM records ORDER BY seq');
     await db.close();
-    expect(rows.map((row) => row.body)).to.deep.equal(prepared.map((p) => JSON.stringify(p.record.body)));
-    expect(rows.map((row) => row.parents)).to.deep.equal(prepared.map((p) => JSON.stringify(p.record.parents)));
+    expect(rows.map((row) => row.body)).to.deep.equal(prepared.map((p) => canonicalJson(p.record.body)));
+    expect(rows.map((row) => row.parents)).to.deep.equal(prepared.map((p) => canonicalJson(p.record.parents)));
+    const reopened = await temp.track(new SqliteRecordStore({ path }));
+    for (const p of prepared) expect((await reopened.get(p.record.id))?.record).to.deep.equal(p.record);
   });
 
   it('answers an idempotent resend with exists, and a taken slot with duplicate_clock', async () => {

@@ -6,8 +6,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { computeRecordId } from '../../core/records/record-id.js';
-import { makeRecord, type RecordFields } from '../../core/records/record.js';
+import { canonicalRecord } from '../../core/records/content-text.js';
+import type { RecordFields } from '../../core/records/record.js';
 import { compareForSort, matchesFilter } from '../../storage/contract/query/evaluate-filter.js';
 import type { ParsedQuery } from '../../storage/contract/query/filter-ast.js';
 import { namespaceOf, type PreparedRecord, type StoredRecord } from '../../storage/contract/stored-record.js';
@@ -30,8 +30,8 @@ export function prepare(fields: Partial<RecordFields> & { clock: number }, creat
     judged_by: null,
     ...fields,
   };
-  const record = makeRecord(computeRecordId(full), full);
-  return { record, namespace: namespaceOf(record), createdAt };
+  const { record, content } = canonicalRecord(full);
+  return { record, namespace: namespaceOf(record), createdAt, content };
 }
 
 /** Temporary directories and stores opened by one test file; `cleanup` closes and removes them all. */

@@ -8,4 +8,6 @@ import type { StoredRecord } from '../stored-record.js';
 export interface AcceptedRecord {
   readonly stored: StoredRecord;
   readonly namespace: string;
+  /** PreparedRecord.content, carried until the driver has applied the record. */
+  readonly content?: string;
 }

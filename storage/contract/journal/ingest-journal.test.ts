@@ -3,11 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { LoomError } from '../../../core/errors/loom-error.js';
-import { computeRecordId } from '../../../core/records/record-id.js';
+import { computeRecordId, hashedCanonicalJson } from '../../../core/records/record-id.js';
 import { makeRecord, type RecordFields } from '../../../core/records/record.js';
 import type { AcceptedRecord } from './accepted-record.js';
 import { IngestJournal } from './ingest-journal.js';
-import { encodeFrame, FRAME_HEADER_BYTES, readFrame } from './journal-frame.js';
+import { encodeFrame, FRAME_HEADER_BYTES, FRAME_MAGIC, FRAME_MAGIC_V1, readFrame } from './journal-frame.js';
+import { crc32 } from 'node:zlib';
 
 function accepted(sequence: number, body: RecordFields['body'] = { n: sequence }): AcceptedRecord {
   const fields: RecordFields = {
@@ -47,6 +48,42 @@ describe('ingest journal', () => {
       expect(read.records).to.deep.equal(records);
       expect(Object.isFrozen(read.records[0]!.stored.record.body)).to.equal(true);
       expect(readFrame(frame, frame.length)).to.deep.equal({ kind: 'end' });
+    });
+
+    it("embeds the record's canonical content text, the bytes its id hashes, instead of serialising the body again", () => {
+      const record = accepted(9, { z: 1, a: { y: [3, 'x'], b: null } });
+      const frame = encodeFrame([record]);
+      const payload = frame.subarray(FRAME_HEADER_BYTES).toString('utf8');
+      const text = hashedCanonicalJson(record.stored.record);
+      const { stored, namespace } = record;
+      expect(payload).to.equal(`[[9,${stored.createdAt},${JSON.stringify(namespace)},"${stored.record.id}",${JSON.stringify(stored.record.judged_by)},${text}]]`);
+      expect(frame.readUInt32BE(0)).to.equal(FRAME_MAGIC);
+    });
+
+    it('still reads frames of the first format (LMJ1), which a journal from before an upgrade may hold', async () => {
+      const records = [accepted(1, { text: 'old \u2028 "format"' }), accepted(2)];
+      const tuples = records.map(({ stored, namespace }) => {
+        const r = stored.record;
+        return [stored.sequence, stored.createdAt, namespace, r.id, r.parents, r.thread, r.actor, r.act, r.body, r.clock, r.data_type, r.judged_by];
+      });
+      const payload = Buffer.from(JSON.stringify(tuples), 'utf8');
+      const header = Buffer.alloc(FRAME_HEADER_BYTES);
+      header.writeUInt32BE(FRAME_MAGIC_V1, 0);
+      header.writeUInt32BE(payload.length, 4);
+      header.writeUInt32BE(crc32(payload), 8);
+      const old = Buffer.concat([header, payload]);
+      const read = readFrame(old, 0);
+      expect(read).to.deep.include({ kind: 'frame', end: old.length });
+      if (read.kind === 'frame') expect(read.records).to.deep.equal(records);
+      // A journal holding an old frame, then new ones appended after the upgrade, reopens whole.
+      await writeFile(join(dir, 'segment-0000000000000001.log'), old);
+      const { journal, records: reopened } = await IngestJournal.open({ directory: dir, sync: true });
+      expect(reopened).to.deep.equal(records);
+      await journal.append(range(3, 4));
+      await journal.close();
+      const again = await IngestJournal.open({ directory: dir, sync: true });
+      expect(again.records).to.deep.equal([...records, ...range(3, 4)]);
+      await again.journal.close();
     });
 
     it('reports a short header, a short payload, a wrong magic and a checksum mismatch', () => {

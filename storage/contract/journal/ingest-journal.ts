@@ -15,7 +15,7 @@ import { writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { LoomError } from '../../../core/errors/loom-error.js';
 import type { AcceptedRecord } from './accepted-record.js';
-import { encodeFrame, FRAME_MAGIC, readFrame } from './journal-frame.js';
+import { encodeFrame, FRAME_MAGICS, readFrame } from './journal-frame.js';
 
 export interface IngestJournalOptions {
   /** Directory of the segment files; created when missing. */
@@ -60,10 +60,12 @@ async function syncDirectory(directory: string): Promise<void> {
 
 /** Whether an intact frame starts anywhere after `offset` (then the bad bytes at `offset` are not a torn tail). */
 function intactFrameAfter(buffer: Buffer, offset: number): boolean {
-  const magic = Buffer.alloc(4);
-  magic.writeUInt32BE(FRAME_MAGIC, 0);
-  for (let at = buffer.indexOf(magic, offset + 1); at !== -1; at = buffer.indexOf(magic, at + 1)) {
-    if (readFrame(buffer, at).kind === 'frame') return true;
+  for (const value of FRAME_MAGICS) {
+    const magic = Buffer.alloc(4);
+    magic.writeUInt32BE(value, 0);
+    for (let at = buffer.indexOf(magic, offset + 1); at !== -1; at = buffer.indexOf(magic, at + 1)) {
+      if (readFrame(buffer, at).kind === 'frame') return true;
+    }
   }
   return false;
 }
