@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { computeRecordId } from '../../core/records/record-id.js';
 import type { LoomRecord } from '../../core/records/record.js';
 import type { FoldInput } from '../../core/folds/fold.js';
-import { actorDirectoryFold, didKind, type ActorDirectoryState } from './actor-directory-fold.js';
+import { actorDirectoryFold, didKind, summarise, type ActorDirectoryState } from './actor-directory-fold.js';
 
 const A = 'th_' + 'a'.repeat(64);
 const B = 'th_' + 'b'.repeat(64);
@@ -31,7 +31,9 @@ describe('actor_directory fold', () => {
   it('tracks first and last seen, records by act, threads and task domains per actor', () => {
     const state = replay(inputs);
     const a = state.actors.get(alice)!;
-    expect(a.first_seen).to.deep.equal({ sequence: 1, at: '2026-01-01T00:00:01.000Z' });
+    expect(a.first_seen).to.deep.equal({ sequence: 1, createdAt: Date.parse('2026-01-01T00:00:01.000Z') });
+    // The wire form writes the receipt time as ISO text.
+    expect(summarise(a).first_seen).to.deep.equal({ sequence: 1, at: '2026-01-01T00:00:01.000Z' });
     expect(a.last_seen.sequence).to.equal(4);
     expect(a.by_act).to.deep.equal({ INTEND: 1, KNOW: 1 });
     expect([...a.threads.keys()]).to.deep.equal([A, B]);
