@@ -23,6 +23,7 @@
 import { LOCAL } from '../core/access/caller.js';
 import type { IngestGate } from '../core/access/ingest-gate.js';
 import type { Loom } from '../core/server/create-loom.js';
+import type { PluginRegistration } from '../core/plugin/plugin.js';
 import { canonicalRecordContent } from '../core/records/record-id.js';
 import { validateRecordInput } from '../core/records/validate-record.js';
 import { nodeSha256Hex } from '../core/engine/native-hash.js';
@@ -179,14 +180,24 @@ async function ingestAll(label: string, open: Open, prepare: (loom: Loom) => Pro
  * gives each consumer's CPU: the samples inside its `handle`, its awaits'
  * continuations included.
  */
-async function measure(label: string, open: Open): Promise<{ cpuUs: number; rows: Array<[string, number]> }> {
+interface Measured {
+  readonly cpuUs: number;
+  readonly userUs: number;
+  readonly wallUs: number;
+  readonly rows: Array<[string, number]>;
+}
+
+async function measure(label: string, open: Open): Promise<Measured> {
   let used = { user: 0, system: 0 };
+  let wallMs = 0;
   await ingestAll(`${label}-clean`, open, async () => {}, inputs(RECORDS, `${label}-clean`), async (body) => {
     const cpu = process.cpuUsage();
+    const started = performance.now();
     try {
       return await body();
     } finally {
       used = process.cpuUsage(cpu);
+      wallMs = performance.now() - started;
     }
   });
   const timings: Timings = new Map();
@@ -221,12 +232,36 @@ async function measure(label: string, open: Open): Promise<{ cpuUs: number; rows
   const cpuUs = (used.user + used.system) / RECORDS;
   const rows: Array<[string, number]> = [...timings].map(([stage, t]) => [stage, (t.ms * 1000) / Math.max(1, t.records)]);
   rows.sort((a, b) => b[1] - a[1]);
-  return { cpuUs, rows };
+  return { cpuUs, userUs: used.user / RECORDS, wallUs: (wallMs * 1000) / RECORDS, rows };
 }
 
-function table(title: string, cpuUs: number, rows: Array<[string, number]>): void {
-  log(`\n    ${title}: ${round(cpuUs, 1)} µs of CPU per record (process user + system, ${fmt(RECORDS)} records in batches of ${BATCH})`);
+function table(title: string, { cpuUs, userUs, wallUs, rows }: Measured): void {
+  log(`\n    ${title}: ${round(cpuUs, 1)} µs of CPU per record (process user ${round(userUs, 1)} + system ${round(cpuUs - userUs, 1)}; wall ${round(wallUs, 1)} µs; ${fmt(RECORDS)} records in batches of ${BATCH})`);
   for (const [stage, us] of rows) log(`      ${stage.padEnd(58)} ${us.toFixed(2).padStart(8)} µs`);
+}
+
+/**
+ * The reference server's plugins as they were before the agent wave (issue
+ * "The per-record cost": adding the agent plugins must cost no record that
+ * does not concern them): every plugin but members, work, mcp and console.
+ */
+async function agentlessPlugins(): Promise<PluginRegistration[]> {
+  const plugins = await Promise.all([
+    import('../plugins/ledger/index.js').then((m) => m.ledgerPlugin),
+    import('../openapi/openapi-plugin.js').then((m) => m.openapiPlugin),
+    import('../plugins/auth/index.js').then((m) => ({ plugin: m.authPlugin, options: { required: false } })),
+    import('../plugins/rules/index.js').then((m) => m.rulesPlugin),
+    import('../plugins/fleet/index.js').then((m) => ({ plugin: m.fleetPlugin, options: { heartbeat: false } })),
+    import('../plugins/trust/index.js').then((m) => m.trustPlugin),
+    import('../plugins/folds/index.js').then((m) => m.foldsPlugin),
+    import('../plugins/graph/index.js').then((m) => m.graphPlugin),
+    import('../plugins/actors/index.js').then((m) => m.actorsPlugin),
+    import('../plugins/data-plane/index.js').then((m) => m.dataPlanePlugin),
+    import('../plugins/search/index.js').then((m) => m.searchPlugin),
+    import('../plugins/metrics/index.js').then((m) => m.metricsPlugin),
+    import('../plugins/portability/index.js').then((m) => m.portabilityPlugin),
+  ]);
+  return plugins as PluginRegistration[];
 }
 
 async function run() {
@@ -239,12 +274,15 @@ async function run() {
   const sample = inputs(RECORDS, 'core');
   const core = coreStages(sample);
   const full = await measure('full', (dataDir) => createReferenceLoom({ dataDir, port: 0, logger: silentLogger, durability: 'full', auth: { required: false }, fleet: { heartbeat: false } }));
+  const agentless = await measure('agentless', async (dataDir) => createLoom({ store: new SqliteRecordStore({ path: `${dataDir}/loom.sqlite`, durability: 'full' }), dataDir, port: 0, logger: silentLogger, plugins: await agentlessPlugins() }));
   const ledger = await measure('ledger', (dataDir) => createLoom({ store: new SqliteRecordStore({ path: `${dataDir}/loom.sqlite`, durability: 'full' }), dataDir, port: 0, logger: silentLogger, plugins: [ledgerPlugin] }));
   log('\n    core stages on their own (the same inputs):');
   for (const [stage, us] of core) log(`      ${stage.padEnd(58)} ${us.toFixed(2).padStart(8)} µs`);
-  table('the reference server, every plugin (SQLite full)', full.cpuUs, full.rows);
-  table('the ledger alone (SQLite full)', ledger.cpuUs, ledger.rows);
+  table('the reference server, every plugin (SQLite full)', full);
+  table('the reference server without the agent plugins (members, work, mcp, console)', agentless);
+  table('the ledger alone (SQLite full)', ledger);
   const ratio = ledger.cpuUs / full.cpuUs;
+  const agentRatio = agentless.cpuUs / full.cpuUs;
   const checks: Check[] = [
     {
       label: 'CPU per record, every plugin (µs; the issue targets ≤ 35 on the batch path)',
@@ -253,9 +291,16 @@ async function run() {
       pass: full.cpuUs <= 35,
       detail: `ledger alone ${round(ledger.cpuUs, 1)} µs; ledger ÷ every plugin ${round(ratio, 3)} (the issue targets ≥ 0.8 for ingest with all plugins ÷ ledger alone)`,
     },
+    {
+      label: 'What the agent plugins cost records that do not concern them: without them ÷ every plugin',
+      ratio: round(agentRatio, 3),
+      target: '≥ 0.8',
+      pass: agentRatio >= 0.8,
+      detail: `without the agent plugins ${round(agentless.cpuUs, 1)} µs, every plugin ${round(full.cpuUs, 1)} µs (the records are plain coordination records, which no agent plugin reads)`,
+    },
   ];
   return {
-    figures: { records: RECORDS, batch: BATCH, cpu_us_full: round(full.cpuUs, 1), cpu_us_ledger: round(ledger.cpuUs, 1), core: Object.fromEntries(core.map(([k, v]) => [k, round(v, 2)])), full: Object.fromEntries(full.rows.map(([k, v]) => [k, round(v, 2)])), ledger: Object.fromEntries(ledger.rows.map(([k, v]) => [k, round(v, 2)])) },
+    figures: { records: RECORDS, batch: BATCH, cpu_us_full: round(full.cpuUs, 1), cpu_us_agentless: round(agentless.cpuUs, 1), cpu_us_ledger: round(ledger.cpuUs, 1), core: Object.fromEntries(core.map(([k, v]) => [k, round(v, 2)])), full: Object.fromEntries(full.rows.map(([k, v]) => [k, round(v, 2)])), ledger: Object.fromEntries(ledger.rows.map(([k, v]) => [k, round(v, 2)])) },
     checks,
     notes: ['The µs per record is the process CPU of a pass without instrumentation. Stage rows come from a second pass: synchronous stages timed in place (CPU on this thread), consumers from the CPU profile (samples inside their handle), the store append as wall time (its SQLite work runs on another thread).'],
   };
