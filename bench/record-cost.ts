@@ -343,7 +343,7 @@ async function run() {
   return {
     figures: { records: RECORDS, batch: BATCH, cpu_us_full: round(full.cpuUs, 1), cpu_us_agentless: round(agentless.cpuUs, 1), cpu_us_ledger: round(ledger.cpuUs, 1), core: Object.fromEntries(core.map(([k, v]) => [k, round(v, 2)])), full: Object.fromEntries(full.rows.map(([k, v]) => [k, round(v, 2)])), ledger: Object.fromEntries(ledger.rows.map(([k, v]) => [k, round(v, 2)])) },
     checks,
-    notes: ['The µs per record is the process CPU of a pass without instrumentation. Stage rows come from a second pass: synchronous stages timed in place (CPU on this thread), consumers from the CPU profile (samples inside their handle), the store append as wall time (its SQLite work runs on another thread).'],
+    notes: ['The µs per record is the process CPU of a pass without instrumentation. Stage rows come from one more pass: synchronous stages timed in place (CPU on this thread), consumers from the CPU profile (samples inside their handle), the store append as wall time (its SQLite work runs on another thread).'],
   };
 }
 
