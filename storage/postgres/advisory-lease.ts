@@ -91,9 +91,11 @@ export class AdvisoryLease implements StoreLease {
     if (this.timer) clearTimeout(this.timer);
     const client = this.client;
     this.client = null;
+    // The holder hears it has lost the lease before the lock is freed, so
+    // no other process can act as holder while this one still believes it is.
+    this.setHeld(false);
     // Ending the session releases the lock.
     await client?.end().catch(() => undefined);
-    this.setHeld(false);
     this.onReleased();
   }
 }
