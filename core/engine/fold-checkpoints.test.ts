@@ -81,6 +81,19 @@ for (const driver of ['sqlite', 'level'] as const) {
       await engine.stop();
     });
 
+    it('a fold that names kinds keeps a checkpoint at the head of the log even when no record reached it, so a start does not scan the log again for it', async () => {
+      const kindFold = () => ({ ...countingFold(), name: 'rare_kind', kinds: ['rare.kind.v1'] });
+      let engine = await start(kindFold());
+      await write(engine, 0, 12);
+      await engine.stop();
+      expect((await readCheckpointFile(join(dir, 'folds', 'rare_kind.ckpt'))).header).to.include({ fold: 'rare_kind', watermark: 12 });
+
+      const reports: FoldReplayReport[] = [];
+      engine = await start(kindFold(), reports);
+      expect(reports.find((r) => r.fold === 'rare_kind')).to.deep.include({ from: 'checkpoint', resumedAt: 12, watermark: 12 });
+      await engine.stop();
+    });
+
     it('rebuilds when the fold code changed version, or the checkpoint is from another log, or unreadable', async () => {
       let engine = await start();
       await write(engine, 0, 10);

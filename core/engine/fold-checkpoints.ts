@@ -63,12 +63,13 @@ export class FoldCheckpoints {
     }
     slot.watermark = saved.watermark;
     slot.anchor = saved.anchor;
+    slot.savedWatermark = saved.watermark;
     return null;
   }
 
   /** After the start-up replay: a long replay is worth keeping, so the next start resumes from here. */
   worthKeepingAfterReplay(slot: GlobalFoldSlot): boolean {
-    return slot.sinceCheckpoint >= this.options.every / 10;
+    return slot.watermark - slot.savedWatermark >= this.options.every / 10;
   }
 
   /**
@@ -77,7 +78,8 @@ export class FoldCheckpoints {
    * of the time goes to periodic checkpoints. Stop and start always save.
    */
   due(slot: GlobalFoldSlot): boolean {
-    return slot.sinceCheckpoint >= this.options.every && Date.now() - slot.lastCheckpointAt >= Math.max(this.options.intervalMs, slot.serialiseMs * 200);
+    if (!slot.fold.checkpoint || this.options.dir === null) return false;
+    return slot.watermark - slot.savedWatermark >= this.options.every && Date.now() - slot.lastCheckpointAt >= Math.max(this.options.intervalMs, slot.serialiseMs * 200);
   }
 
   /**
@@ -104,7 +106,7 @@ export class FoldCheckpoints {
       return;
     }
     slot.serialiseMs = performance.now() - began;
-    slot.sinceCheckpoint = 0;
+    slot.savedWatermark = slot.watermark;
     slot.lastCheckpointAt = Date.now();
     const write = durable
       .then(() => rename(temporary, target))

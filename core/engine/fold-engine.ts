@@ -141,7 +141,7 @@ export class FoldEngine {
     const scanned: GlobalSlot[] = [];
     for (const fold of this.folds.values()) {
       if (fold.scope !== 'global') continue;
-      const slot: GlobalSlot = { fold, state: fold.initial(fold.name), watermark: 0, anchor: null, sinceCheckpoint: 0, lastCheckpointAt: Date.now(), serialiseMs: 0, watchers: new Set() };
+      const slot: GlobalSlot = { fold, state: fold.initial(fold.name), watermark: 0, anchor: null, savedWatermark: 0, lastCheckpointAt: Date.now(), serialiseMs: 0, watchers: new Set() };
       this.globals.set(fold.name, slot);
       const discarded = await this.checkpoints.resume(slot, watermark);
       const resumedAt = slot.watermark;
@@ -170,7 +170,7 @@ export class FoldEngine {
   async stop(): Promise<void> {
     this.detach?.();
     this.detach = null;
-    for (const slot of this.globals.values()) if (slot.sinceCheckpoint > 0) this.checkpoints.save(slot);
+    for (const slot of this.globals.values()) if (slot.watermark > slot.savedWatermark) this.checkpoints.save(slot);
     await this.checkpoints.flush();
   }
 
@@ -195,7 +195,6 @@ export class FoldEngine {
   private applyOne(slot: GlobalSlot, stored: StoredRecord): void {
     try {
       slot.state = slot.fold.apply(slot.state, stored);
-      slot.sinceCheckpoint++;
     } catch (error) {
       this.onError(error, `fold ${slot.fold.name} failed on record ${stored.record.id}`);
     }
@@ -222,9 +221,10 @@ export class FoldEngine {
       if (last.sequence <= slot.watermark) continue;
       slot.watermark = last.sequence;
       slot.anchor = last.record.id;
+      // Also a fold no record reached: its checkpoint's watermark is where the next start's scan begins.
+      if (this.checkpoints.due(slot)) this.checkpoints.save(slot);
     }
     for (const slot of touched) {
-      if (this.checkpoints.due(slot)) this.checkpoints.save(slot);
       if (slot.watchers.size > 0) {
         const value = slot.fold.value(slot.state);
         for (const watcher of slot.watchers) {

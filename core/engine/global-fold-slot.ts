@@ -10,8 +10,13 @@ export interface GlobalFoldSlot {
   watermark: number;
   /** Id of the record at `watermark` (null at 0): a checkpoint's proof that the log it covers is this log. */
   anchor: string | null;
-  /** Records applied since the last checkpoint. */
-  sinceCheckpoint: number;
+  /**
+   * The watermark of its last checkpoint (the one it resumed from, else 0):
+   * a start scans the log from there, whether or not the records in between
+   * reached the fold, so this, not the records it applied, says how far
+   * behind its checkpoint is.
+   */
+  savedWatermark: number;
   lastCheckpointAt: number;
   /** How long the last checkpoint took to serialise (the event loop waits for it). */
   serialiseMs: number;
