@@ -209,11 +209,17 @@ export class FindService implements LogConsumer {
     return abandoned;
   }
 
-  /** Saves the snapshot (caught up or stopped: no batch runs meanwhile); a rebuild in progress or under way is not saved. */
+  /**
+   * Saves the snapshot (caught up or stopped: no batch runs meanwhile). Also
+   * part way through a rebuild: the index holds exactly the records up to the
+   * cursor and the namespaces still to reconcile are in the header, so a
+   * server stopped before its index caught up resumes there instead of
+   * starting the whole log again (at 1M records, every restart did).
+   */
   private async saveSnapshot(): Promise<void> {
     const dir = this.deps.options.findSnapshotMs > 0 ? (this.deps.dir ?? null) : null;
     const through = this.through;
-    if (dir === null || this.rebuilding !== null || through === 0 || through === this.snapshot?.through) return;
+    if (dir === null || through === 0 || through === this.snapshot?.through) return;
     const generation = this.generation;
     const started = this.deps.now();
     const [at] = await this.deps.reader.changesSince(SYSTEM, through - 1, 1);

@@ -7,7 +7,7 @@
 import { rm, stat, truncate } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { get, newThread, request, startServer, type StartedServer } from '../helpers/http-server.js';
+import { get, newThread, postJson, request, startServer, type StartedServer } from '../helpers/http-server.js';
 import { until } from '../helpers/until.js';
 
 const SEARCH = { findSnapshotMs: 1 };
@@ -73,5 +73,42 @@ describe('find index snapshot across restarts (HTTP)', function () {
     const rebuilt = await findStats(server.url, () => true);
     expect(rebuilt.restored_from_snapshot).to.equal(null);
     expect(await answers(server.url)).to.deep.equal(withTail);
+  });
+
+  it('a server stopped before its index caught up saves what it indexed, and the next start goes on from there', async () => {
+    // A slow indexer (1% of the time while records arrive, 10 records a slice) behind a stream of batches.
+    const slow = { findSnapshotMs: 1, findBusyShare: 0.01, findSliceRecords: 10 };
+    server = await startServer({ keepDataDir: true, search: slow });
+    const dataDir = server.dataDir;
+    const threads = [newThread('plans'), newThread('notes'), newThread('misc')];
+    let behind: { indexed_through: number; log_position: number } | null = null;
+    for (let batch = 0; batch < 200 && behind === null; batch++) {
+      const records = Array.from({ length: 50 }, () => {
+        const i = ++clock;
+        return { thread: threads[i % 3]!, actor: `did:sync:user:u${i % 3}`, act: 'KNOW', body: { text: `about the ${WORDS[(i * 3) % 10]} and the ${WORDS[(i * 7 + 1) % 10]}` }, clock: i, data_type: 'SCALAR' };
+      });
+      const answer = await postJson(server.url, '/v1/records/batch', records);
+      expect(answer.json.created, answer.text).to.equal(50);
+      const find = (await get(server.url, '/v1/search/stats')).json.find;
+      if (find.indexed_through > 0 && find.indexed_through < find.log_position - 100) behind = find;
+    }
+    expect(behind, 'the indexer never fell behind').to.not.equal(null);
+    await server.stop();
+
+    server = await startServer({ keepDataDir: true, dataDir, search: SEARCH });
+    const resumed = await findStats(server.url, () => true);
+    // It went on from where the stopped server had indexed, not from the start of the log.
+    expect(resumed.restored_from_snapshot.through).to.be.at.least(behind!.indexed_through).and.below(resumed.log_position);
+    const goneOn = await answers(server.url);
+    expect(goneOn[0]).to.have.length.greaterThan(0);
+    await server.stop();
+
+    // The same answers as an index built from the whole log.
+    await rm(join(dataDir, 'plugins', 'search', 'find-snapshot.bin'));
+    server = await startServer({ keepDataDir: true, dataDir, search: SEARCH });
+    const rebuilt = await findStats(server.url, () => true);
+    expect(rebuilt.restored_from_snapshot).to.equal(null);
+    expect(rebuilt.documents).to.deep.equal(resumed.documents);
+    expect(await answers(server.url)).to.deep.equal(goneOn);
   });
 });
