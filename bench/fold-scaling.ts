@@ -8,7 +8,9 @@
  * - start: spawn → first 200 from GET /health. Cold: no fold checkpoints yet
  *   (every global fold replays the log). Warm: after a clean stop wrote the
  *   checkpoints (median of 3). Target: warm start at 1M ÷ at 10k ≤ 2.
- * - fold read: GET /v1/folds/thread_state/{random thread} and GET
+ * - settle: after the last start, until the find index has caught up (it
+ *   loads its snapshot, or indexes the log, in the background).
+ * - fold read (on settled servers): GET /v1/folds/thread_state/{random thread} and GET
  *   /v1/folds/rollup, one request at a time, rounds alternating between the
  *   two servers. Target: mean latency at 1M ÷ at 10k ≤ 1.5.
  * - graph: GET /v1/graph/query?op=neighborhood&node=thread:{random}&k=2.
@@ -117,6 +119,21 @@ class Server {
       await new Promise((r) => setTimeout(r, 5));
     }
   }
+  /**
+   * Waits until the find index has caught up with the log (restored from its
+   * snapshot or rebuilt) and answers the ms it took: reads are measured on a
+   * settled server, not against an index being built beside them.
+   */
+  async settle(): Promise<number> {
+    const began = performance.now();
+    for (;;) {
+      const response = await fetch(`${this.url}/v1/search/stats`);
+      const find = ((await response.json()) as { find?: { pending_records: number; rebuilding: unknown } }).find;
+      if (!find || (find.pending_records === 0 && find.rebuilding === null)) return performance.now() - began;
+      if (performance.now() - began > 20 * 60_000) throw new Error(`the find index of ${this.dir} did not catch up in 20 minutes`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
   async stop(): Promise<void> {
     const child = this.child;
     if (!child || child.exitCode !== null) return;
@@ -168,6 +185,9 @@ main(import.meta.url, {
     }
     const warmMedian = warm.map((samples) => percentile(samples, 50));
     log(`warm start (from checkpoints): ${warmMedian.map((ms) => `${fmt(ms)} ms`).join(' vs ')}`);
+    const settled: number[] = [];
+    for (const server of servers) settled.push(await server.settle());
+    log(`find index caught up after the last start: ${settled.map((ms) => `${fmt(ms)} ms`).join(' vs ')}`);
 
     const random = seededRandom(7);
     const samples = { fold: [[], []] as number[][], rollup: [[], []] as number[][], graph: [[], []] as number[][] };
@@ -196,6 +216,7 @@ main(import.meta.url, {
       records: sizes,
       cold_start_ms: cold.map((ms) => round(ms, 0)),
       warm_start_ms: warm.map((list) => list.map((ms) => round(ms, 0))),
+      find_settled_after_start_ms: settled.map((ms) => round(ms, 0)),
       thread_fold: samples.fold.map(latency),
       rollup: samples.rollup.map(latency),
       graph_neighborhood_k2: samples.graph.map(latency),
