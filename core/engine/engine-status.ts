@@ -43,7 +43,7 @@ export function engineStatus(engine: LoomEngine): EngineStatus {
     foldLag() {
       let lag = 0;
       for (const fold of engine.folds.list()) {
-        if (fold.scope === 'global') lag = Math.max(lag, engine.reader.position - engine.folds.global(fold.name).watermark);
+        if (fold.scope === 'global' && !engine.folds.isLoading(fold.name)) lag = Math.max(lag, engine.reader.position - engine.folds.global(fold.name).watermark);
       }
       return lag;
     },

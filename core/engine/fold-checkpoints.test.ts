@@ -10,6 +10,8 @@ import type { FoldReplayReport } from './fold-engine.js';
 import { ENGINE_WRITE } from './ingest.js';
 import { readCheckpointFile, writeCheckpointFile } from './checkpoint-file.js';
 import { LoomEngine } from './loom-engine.js';
+import { FoldLoadingError } from './fold-loading-error.js';
+import { SYSTEM } from '../access/caller.js';
 import { rec, TH_A, TH_B } from '../../test/helpers/test-engine.js';
 
 /** Counts records per actor and remembers how many records it was ever applied to (to see what a start replayed). */
@@ -37,8 +39,8 @@ for (const driver of ['sqlite', 'level'] as const) {
   describe(`fold checkpoints (${driver})`, () => {
     let dir: string;
     const open = (): RecordStore => (driver === 'sqlite' ? new SqliteRecordStore({ path: join(dir, 'loom.sqlite'), durability: 'normal' }) : new LevelRecordStore({ path: join(dir, 'level'), durability: 'normal' }));
-    const start = async (fold = countingFold(), reports: FoldReplayReport[] = []) => {
-      const engine = new LoomEngine({ store: open(), foldCheckpointDir: join(dir, 'folds'), onFoldReplayed: (r) => reports.push(r) });
+    const start = async (fold = countingFold(), reports: FoldReplayReport[] = [], lazyCheckpointBytes: number | null = null) => {
+      const engine = new LoomEngine({ store: open(), foldCheckpointDir: join(dir, 'folds'), onFoldReplayed: (r) => reports.push(r), lazyCheckpointBytes });
       engine.folds.register(fold);
       await engine.start();
       return engine;
@@ -92,6 +94,56 @@ for (const driver of ['sqlite', 'level'] as const) {
       engine = await start(kindFold(), reports);
       expect(reports.find((r) => r.fold === 'rare_kind')).to.deep.include({ from: 'checkpoint', resumedAt: 12, watermark: 12 });
       await engine.stop();
+    });
+
+    it('a large checkpoint loads after start returns: reads wait for that fold, a write waits for every fold, and the value equals a full rebuild', async () => {
+      let engine = await start();
+      await write(engine, 0, 30);
+      await engine.stop();
+
+      const fold = countingFold();
+      const reports: FoldReplayReport[] = [];
+      engine = await start(fold, reports, 0);
+      // Still loading: a synchronous read says so (the route layer waits on `loaded`); the reader waits by itself.
+      expect(engine.folds.loadingFolds()).to.deep.equal(['per_actor']);
+      let loading: unknown;
+      try {
+        engine.folds.global('per_actor');
+      } catch (error) {
+        loading = error;
+      }
+      expect(loading).to.be.instanceOf(FoldLoadingError);
+      expect(loading).to.include({ code: 'SERVICE_UNAVAILABLE', fold: 'per_actor' });
+      const [read] = await Promise.all([engine.reader.globalFold(SYSTEM, 'per_actor'), write(engine, 30, 3)]);
+      expect(read.watermark).to.be.at.least(30);
+      // The write waited for the load, then applied once: 3 new records, each applied exactly once.
+      expect(engine.folds.loadingFolds()).to.deep.equal([]);
+      expect(fold.applications).to.equal(3);
+      expect(reports.find((r) => r.fold === 'per_actor')).to.deep.include({ from: 'checkpoint', resumedAt: 30 });
+      const lazyValue = engine.folds.global('per_actor');
+      expect(lazyValue.watermark).to.equal(33);
+      await engine.stop();
+
+      await rm(join(dir, 'folds'), { recursive: true });
+      engine = await start(countingFold());
+      expect(engine.folds.global('per_actor').value).to.deep.equal(lazyValue.value);
+      await engine.stop();
+    });
+
+    it('a stop while a checkpoint loads leaves it as it was, and whoever waits hears SERVICE_UNAVAILABLE', async () => {
+      let engine = await start();
+      await write(engine, 0, 10);
+      await engine.stop();
+      const before = (await readCheckpointFile(join(dir, 'folds', 'per_actor.ckpt'))).header;
+
+      engine = await start(countingFold(), [], 0);
+      const waiting = engine.folds.ready('per_actor');
+      engine.folds.abortLoading();
+      let refused: unknown;
+      await waiting.catch((error: unknown) => (refused = error));
+      expect(refused).to.include({ code: 'SERVICE_UNAVAILABLE' });
+      await engine.stop();
+      expect((await readCheckpointFile(join(dir, 'folds', 'per_actor.ckpt'))).header).to.deep.equal(before);
     });
 
     it('rebuilds when the fold code changed version, or the checkpoint is from another log, or unreadable', async () => {

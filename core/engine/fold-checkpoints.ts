@@ -8,7 +8,7 @@
  * new one is saved.
  */
 import { mkdirSync } from 'node:fs';
-import { readFile, rename, rm } from 'node:fs/promises';
+import { readFile, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { chunked, readCheckpointFile, writeCheckpointFile, type CheckpointHeader } from './checkpoint-file.js';
 import type { RecordStore } from '../../storage/contract/record-store.js';
@@ -65,6 +65,16 @@ export class FoldCheckpoints {
     slot.anchor = saved.anchor;
     slot.savedWatermark = saved.watermark;
     return null;
+  }
+
+  /** The size of the fold's checkpoint file in bytes; null when it has none (or checkpoints are off). */
+  async size(slot: GlobalFoldSlot): Promise<number | null> {
+    if (!slot.fold.checkpoint || this.options.dir === null) return null;
+    try {
+      return (await stat(this.file(slot.fold.name))).size;
+    } catch {
+      return null;
+    }
   }
 
   /** After the start-up replay: a long replay is worth keeping, so the next start resumes from here. */

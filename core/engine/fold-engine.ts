@@ -14,6 +14,7 @@ import { token } from '../di/token.js';
 import { SystemThreads } from './system-threads.js';
 import type { RecordBus } from './broadcast.js';
 import { FoldCheckpoints } from './fold-checkpoints.js';
+import { FoldLoadingError } from './fold-loading-error.js';
 import { FoldRouter } from './fold-router.js';
 import type { GlobalFoldSlot as GlobalSlot } from './global-fold-slot.js';
 import { logPages, recordPages } from './record-pages.js';
@@ -34,6 +35,13 @@ export interface FoldEngineOptions {
   readonly checkpointEvery?: number;
   /** ... but at most this often. @default 60000 */
   readonly checkpointIntervalMs?: number;
+  /**
+   * A checkpoint at least this large (bytes) loads in the background after
+   * `start()` returns, so the server can listen meanwhile; reading the fold
+   * waits for it (FoldLoadingError), ingest waits for every fold. Null:
+   * every checkpoint loads before `start()` returns. @default 8 MiB
+   */
+  readonly lazyCheckpointBytes?: number | null;
   readonly onError?: (error: unknown, context: string) => void;
   /** Start-up report: per global fold, where it resumed and what it replayed. */
   readonly onReplayed?: (report: FoldReplayReport) => void;
@@ -61,6 +69,11 @@ export class FoldEngine {
   private detach: (() => void) | null = null;
   private readonly onError: (error: unknown, context: string) => void;
   private readonly onReplayed: (report: FoldReplayReport) => void;
+  private readonly lazyCheckpointBytes: number | null;
+  /** Per fold loading in the background: resolves once it is loaded and caught up. */
+  private readonly loading = new Map<string, { promise: Promise<void>; resolve: () => void; reject: (error: Error) => void }>();
+  private loader: Promise<void> | null = null;
+  private stopping = false;
 
   constructor(
     private readonly store: RecordStore,
@@ -69,6 +82,7 @@ export class FoldEngine {
   ) {
     this.onError = options.onError ?? (() => {});
     this.onReplayed = options.onReplayed ?? (() => {});
+    this.lazyCheckpointBytes = options.lazyCheckpointBytes === undefined ? 8 * 1024 * 1024 : options.lazyCheckpointBytes;
     this.threadFolds = new ThreadFoldCache(store, options.threadCacheSize ?? 5000);
     this.checkpoints = new FoldCheckpoints(store, {
       dir: options.checkpointDir ?? null,
@@ -139,10 +153,21 @@ export class FoldEngine {
     const watermark = await this.store.watermark();
     const anchor = watermark === 0 ? null : ((await this.store.changesSince(watermark - 1, 1))[0]?.record.id ?? null);
     const scanned: GlobalSlot[] = [];
+    const lazy: GlobalSlot[] = [];
     for (const fold of this.folds.values()) {
       if (fold.scope !== 'global') continue;
-      const slot: GlobalSlot = { fold, state: fold.initial(fold.name), watermark: 0, anchor: null, savedWatermark: 0, lastCheckpointAt: Date.now(), serialiseMs: 0, watchers: new Set() };
+      const slot: GlobalSlot = { fold, state: fold.initial(fold.name), watermark: 0, anchor: null, savedWatermark: 0, lastCheckpointAt: Date.now(), serialiseMs: 0, watchers: new Set(), loaded: true };
       this.globals.set(fold.name, slot);
+      if (this.loadsLazily(fold, await this.checkpoints.size(slot))) {
+        slot.loaded = false;
+        let resolve!: () => void;
+        let reject!: (error: Error) => void;
+        const promise = new Promise<void>((yes, no) => ((resolve = yes), (reject = no)));
+        promise.catch(() => undefined); // nobody may be waiting when a stop rejects it
+        this.loading.set(fold.name, { promise, resolve, reject });
+        lazy.push(slot);
+        continue;
+      }
       const discarded = await this.checkpoints.resume(slot, watermark);
       const resumedAt = slot.watermark;
       if (fold.threads && fold.threads.length === 1) {
@@ -163,14 +188,97 @@ export class FoldEngine {
     replaying = false;
     this.applyGlobal(queued);
     // A long replay is worth keeping: the next start resumes from here.
-    for (const slot of this.globals.values()) if (this.checkpoints.worthKeepingAfterReplay(slot)) this.checkpoints.save(slot);
+    for (const slot of this.globals.values()) if (slot.loaded && this.checkpoints.worthKeepingAfterReplay(slot)) this.checkpoints.save(slot);
+    if (lazy.length > 0) this.loader = this.loadInBackground(lazy);
   }
 
-  /** Saves every checkpoint that is behind, then detaches from the bus. */
+  /** A fold with a large checkpoint (single-thread folds replay their thread, never a checkpoint's worth). */
+  private loadsLazily(fold: AnyFold, checkpointBytes: number | null): boolean {
+    if (this.lazyCheckpointBytes === null || checkpointBytes === null || checkpointBytes < this.lazyCheckpointBytes) return false;
+    return !(fold.threads && fold.threads.length === 1);
+  }
+
+  /**
+   * Loads the large checkpoints one after another, each followed by the log
+   * after it, while the server answers. A fold becomes readable in the same
+   * turn as its catch-up reaches the bus's position, so no publish falls
+   * between its replay and the live path.
+   */
+  private async loadInBackground(slots: readonly GlobalSlot[]): Promise<void> {
+    for (const slot of slots) {
+      const waiting = this.loading.get(slot.fold.name)!;
+      try {
+        const discarded = await this.checkpoints.resume(slot, this.bus.position);
+        const resumedAt = slot.watermark;
+        for (;;) {
+          if (this.stopping) throw new LoomError('SERVICE_UNAVAILABLE', `the server is stopping; fold ${slot.fold.name} was not loaded`);
+          const head = this.bus.position;
+          if (slot.watermark >= head) break;
+          const page = await this.store.changesSince(slot.watermark, Math.min(5000, head - slot.watermark));
+          if (page.length === 0) break;
+          for (const stored of page) {
+            if (stored.sequence <= slot.watermark) continue;
+            if (this.admits(slot.fold, stored.record)) this.applyOne(slot, stored);
+            slot.watermark = stored.sequence;
+            slot.anchor = stored.record.id;
+          }
+        }
+        // No await since the last check of the bus's position: from here the live path applies every publish.
+        slot.loaded = true;
+        this.loading.delete(slot.fold.name);
+        waiting.resolve();
+        this.onReplayed({ fold: slot.fold.name, from: resumedAt > 0 ? 'checkpoint' : 'rebuilt', discarded, resumedAt, watermark: slot.watermark });
+        if (this.checkpoints.worthKeepingAfterReplay(slot)) this.checkpoints.save(slot);
+      } catch (error) {
+        for (const rest of slots.slice(slots.indexOf(slot))) {
+          this.loading.get(rest.fold.name)?.reject(error instanceof Error ? error : new Error(String(error)));
+          this.loading.delete(rest.fold.name);
+        }
+        if (!this.stopping) this.onError(error, `fold ${slot.fold.name}: loading its checkpoint failed; restart the server`);
+        return;
+      }
+    }
+  }
+
+  /** Global folds still loading their checkpoint in the background. */
+  loadingFolds(): string[] {
+    return [...this.loading.keys()];
+  }
+
+  /** Resolves once `name` (every global fold, without a name) is loaded; rejects if the server stops first. */
+  ready(name?: string): Promise<void> {
+    if (name !== undefined) return this.loading.get(name)?.promise ?? Promise.resolve();
+    if (this.loading.size === 0) return Promise.resolve();
+    return Promise.all([...this.loading.values()].map((entry) => entry.promise)).then(() => undefined);
+  }
+
+  /** Whether `name` is still loading its checkpoint. */
+  isLoading(name: string): boolean {
+    return this.loading.has(name);
+  }
+
+  /**
+   * The server is stopping: a fold still loading stays unloaded, and whoever
+   * waits for one hears SERVICE_UNAVAILABLE now rather than after the load.
+   */
+  abortLoading(): void {
+    this.stopping = true;
+    const stopping = new LoomError('SERVICE_UNAVAILABLE', 'the server is stopping');
+    for (const entry of this.loading.values()) entry.reject(stopping);
+  }
+
+  /** Null when every global fold is loaded (the common case, no await), else a promise of it. */
+  whenAllLoaded(): Promise<void> | null {
+    return this.loading.size === 0 ? null : this.ready();
+  }
+
+  /** Saves every checkpoint that is behind, then detaches from the bus; a fold still loading is left as it was. */
   async stop(): Promise<void> {
+    this.stopping = true;
     this.detach?.();
     this.detach = null;
-    for (const slot of this.globals.values()) if (slot.watermark > slot.savedWatermark) this.checkpoints.save(slot);
+    await this.loader;
+    for (const slot of this.globals.values()) if (slot.loaded && slot.watermark > slot.savedWatermark) this.checkpoints.save(slot);
     await this.checkpoints.flush();
   }
 
@@ -210,15 +318,15 @@ export class FoldEngine {
     const touched = new Set<GlobalSlot>();
     for (const stored of records) {
       this.router.route(stored.record, (slot) => {
-        // A slot already past it (records queued during the start-up replay overlap what it replayed).
-        if (stored.sequence <= slot.watermark) return;
+        // A slot already past it (records queued during the start-up replay overlap what it replayed), or still loading.
+        if (stored.sequence <= slot.watermark || !slot.loaded) return;
         this.applyOne(slot, stored);
         touched.add(slot);
       });
     }
     const last = records[records.length - 1]!;
     for (const slot of this.globals.values()) {
-      if (last.sequence <= slot.watermark) continue;
+      if (last.sequence <= slot.watermark || !slot.loaded) continue;
       slot.watermark = last.sequence;
       slot.anchor = last.record.id;
       // Also a fold no record reached: its checkpoint's watermark is where the next start's scan begins.
@@ -261,27 +369,31 @@ export class FoldEngine {
     return fold;
   }
 
+  /** The slot of a started, loaded global fold. */
+  private loadedSlot(name: string): GlobalSlot {
+    const slot = this.globals.get(name);
+    if (!slot) throw new LoomError('SERVICE_UNAVAILABLE', `fold ${name} is not started yet`);
+    if (!slot.loaded) throw new FoldLoadingError(name, this.ready(name));
+    return slot;
+  }
+
   /** The current value of a global fold. */
   global<V>(name: string): FoldAnswer<V> {
     this.fold(name, 'global');
-    const slot = this.globals.get(name);
-    if (!slot) throw new LoomError('SERVICE_UNAVAILABLE', `fold ${name} is not started yet`);
+    const slot = this.loadedSlot(name);
     return { fold_name: name, cache_key: `${name}@${slot.watermark}${slot.fold.cacheSuffix?.() ?? ''}`, watermark: slot.watermark, value: slot.fold.value(slot.state) as V };
   }
 
   /** The live state of a global fold with the sequence it covers (read-only by convention). */
   globalSnapshot<S>(name: string): { state: S; watermark: number } {
     this.fold(name, 'global');
-    const slot = this.globals.get(name);
-    if (!slot) throw new LoomError('SERVICE_UNAVAILABLE', `fold ${name} is not started yet`);
+    const slot = this.loadedSlot(name);
     return { state: slot.state as S, watermark: slot.watermark };
   }
 
   /** The live state of a global fold, for in-process consumers (read-only by convention). */
   globalState<S>(name: string): S {
-    const slot = this.globals.get(name);
-    if (!slot) throw new LoomError('SERVICE_UNAVAILABLE', `fold ${name} is not started yet`);
-    return slot.state as S;
+    return this.loadedSlot(name).state as S;
   }
 
   /** Calls `watcher` with the new value each time a broadcast changes a global fold. */

@@ -36,7 +36,7 @@ function seeing(name: string, declared: Pick<Fold<Seen, string[]>, 'threads' | '
   };
 }
 
-const slot = (fold: Fold<Seen, string[]>): GlobalFoldSlot => ({ fold, state: null, watermark: 0, anchor: null, savedWatermark: 0, lastCheckpointAt: 0, serialiseMs: 0, watchers: new Set() });
+const slot = (fold: Fold<Seen, string[]>): GlobalFoldSlot => ({ fold, state: null, watermark: 0, anchor: null, savedWatermark: 0, lastCheckpointAt: 0, serialiseMs: 0, watchers: new Set(), loaded: true });
 const record = (thread: string, body: Record<string, unknown>): LoomRecord => ({ id: 'rec', thread, actor: 'did:sync:user:a', act: 'KNOW', body, clock: 0, data_type: 'SCALAR', parents: [], judged_by: null }) as unknown as LoomRecord;
 
 describe('FoldRouter', () => {

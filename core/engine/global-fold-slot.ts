@@ -21,4 +21,9 @@ export interface GlobalFoldSlot {
   /** How long the last checkpoint took to serialise (the event loop waits for it). */
   serialiseMs: number;
   readonly watchers: Set<(value: unknown) => void>;
+  /**
+   * False while its checkpoint loads in the background after a start: no
+   * record is applied to it and its state must not be read (FoldLoadingError).
+   */
+  loaded: boolean;
 }

@@ -45,6 +45,12 @@ export interface IngestDeps {
   readonly mayRead?: (caller: Caller, stored: StoredRecord) => boolean;
   /** Told when a gate throws something other than a LoomError (the record is refused with INTERNAL). */
   readonly onGateFailure?: (gate: string, error: unknown) => void;
+  /**
+   * Null when every global fold is loaded, else a promise of it: a record
+   * waits for folds still loading their checkpoint after a start, since gates
+   * read them and publishing applies it to every fold.
+   */
+  readonly whenFoldsLoaded?: () => Promise<void> | null;
 }
 
 export class Ingestor {
@@ -147,6 +153,12 @@ export class Ingestor {
 
   /** Everything but storing: core's checks, the gates, then the thread's namespace. Throws (or rejects with) LoomError. */
   prepare(context: IngestContext, input: unknown): PreparedRecord | Promise<PreparedRecord> {
+    const loading = this.deps.whenFoldsLoaded?.();
+    if (loading) return loading.then(() => this.prepareNow(context, input));
+    return this.prepareNow(context, input);
+  }
+
+  private prepareNow(context: IngestContext, input: unknown): PreparedRecord | Promise<PreparedRecord> {
     const prepared = this.check(input);
     // The gates first: a caller who may not write here learns nothing about the thread from the namespace check.
     const gated = this.runGates(prepared, context);

@@ -39,6 +39,8 @@ export interface LoomEngineOptions {
   readonly onError?: (error: unknown, context: string) => void;
   /** Where global folds keep checkpoints; null: none (every start replays the log). @default null */
   readonly foldCheckpointDir?: string | null;
+  /** Checkpoints at least this large load after `start()` returns (FoldEngineOptions.lazyCheckpointBytes); null: never. @default 8 MiB */
+  readonly lazyCheckpointBytes?: number | null;
   /** Start-up report per global fold (checkpoint used or rebuilt). */
   readonly onFoldReplayed?: (report: FoldReplayReport) => void;
   /** Called once the store is open, with what opening replayed (stores with an ingest journal). */
@@ -75,7 +77,7 @@ export class LoomEngine {
     this.store = options.store;
     this.bus = new RecordBus(this.store);
     this.bus.reportErrorsTo((error) => onError(error, 'broadcast listener failed'));
-    this.folds = new FoldEngine(this.store, this.bus, { onError, checkpointDir: options.foldCheckpointDir ?? null, onReplayed: options.onFoldReplayed });
+    this.folds = new FoldEngine(this.store, this.bus, { onError, checkpointDir: options.foldCheckpointDir ?? null, onReplayed: options.onFoldReplayed, ...(options.lazyCheckpointBytes !== undefined ? { lazyCheckpointBytes: options.lazyCheckpointBytes } : {}) });
     for (const fold of [threadStateFold, engineConfigFold(this.configTopics), namespaceRegistryFold] as AnyFold[]) this.folds.register(fold);
     this.ingestor = new Ingestor({
       store: this.store,
@@ -92,6 +94,7 @@ export class LoomEngine {
         }
       },
       onGateFailure: (gate, error) => onError(error, `ingest gate ${gate} failed; the record was refused`),
+      whenFoldsLoaded: () => this.folds.whenAllLoaded(),
     });
     this.reader = new RecordReader(this.store, this.folds, this.bus);
     this.writer = new RecordWriter(this.ingestor, this.reader);

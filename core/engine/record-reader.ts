@@ -323,6 +323,7 @@ export class RecordReader {
    */
   async globalFoldState<S>(caller: Caller, name: string): Promise<{ state: S; watermark: number; restricted: boolean }> {
     const fold = this.folds.descriptorOf(name, 'global');
+    if (this.folds.isLoading(name)) await this.folds.ready(name);
     const restriction = this.restriction(caller);
     if (this.seesWholeFold(fold, restriction)) return { ...this.folds.globalSnapshot<S>(name), restricted: false };
     const entry = await this.privateFold(fold, restriction!);
@@ -336,6 +337,7 @@ export class RecordReader {
    */
   async globalFold<V>(caller: Caller, name: string): Promise<FoldAnswer<V>> {
     const fold: AnyFold = this.folds.descriptorOf(name, 'global');
+    if (this.folds.isLoading(name)) await this.folds.ready(name);
     const restriction = this.restriction(caller);
     if (!restriction) return this.folds.global<V>(name);
     if (fold.view) {

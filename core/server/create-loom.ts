@@ -94,6 +94,13 @@ export interface LoomOptions {
    * (ClockToken). Records' created_at is still stamped by the engine's own clock. @default Date.now
    */
   readonly clock?: Clock;
+  /**
+   * A global fold's checkpoint at least this large (bytes) loads after the
+   * server listens; a request that reads the fold waits for it, a write waits
+   * for every fold, loops start once all are loaded. Null: every checkpoint
+   * loads before the server listens. @default 8 MiB
+   */
+  readonly lazyFoldCheckpointBytes?: number | null;
 }
 
 export interface Loom {
@@ -121,6 +128,7 @@ export async function createLoom(options: LoomOptions): Promise<Loom> {
     // Checkpoints are derived state: kept beside a persistent log only.
     foldCheckpointDir: dataDir !== null && store.capabilities.persistent ? join(dataDir, 'folds') : null,
     onFoldReplayed: (report) => log.log('info', 'fold ready', { ...report }),
+    ...(options.lazyFoldCheckpointBytes !== undefined ? { lazyCheckpointBytes: options.lazyFoldCheckpointBytes } : {}),
     // A replay or a torn frame means the last stop was a crash (or a kill): say so, and say what was kept.
     onStoreRecovered: (recovery) =>
       recovery.replayedRecords > 0 || recovery.tornTail
@@ -234,17 +242,28 @@ export async function createLoom(options: LoomOptions): Promise<Loom> {
   });
 
   let initialized: Promise<void> | null = null;
+  let stopping: Promise<void> | null = null;
+  /** The loops' start, once every fold has loaded (at once unless a checkpoint loads in the background). */
+  let loopsStarted: Promise<void> = Promise.resolve();
   const initialize = () =>
     (initialized ??= (async () => {
       await engine.start();
-      // Plugins start on rebuilt folds; loops start once every plugin is ready.
+      // Plugins start on rebuilt folds (none reads a fold that loads in the background); loops start once every
+      // plugin is ready and every fold has loaded, which may be after the server listens.
       for (const hook of registered.startHooks) await hook();
-      await engine.startLoops();
+      const loading = engine.folds.whenAllLoaded();
+      if (loading === null) await engine.startLoops();
+      else {
+        log.log('info', 'folds loading after listen', { folds: engine.folds.loadingFolds() });
+        loopsStarted = loading.then(
+          () => (stopping === null ? engine.startLoops() : undefined),
+          () => undefined, // stopped before they loaded
+        );
+      }
       await mountStaticSites(server, staticSites);
       await server.initialize();
     })());
 
-  let stopping: Promise<void> | null = null;
   return {
     engine,
     server,
@@ -260,7 +279,9 @@ export async function createLoom(options: LoomOptions): Promise<Loom> {
     },
     stop({ timeoutMs = 10_000 } = {}) {
       return (stopping ??= (async () => {
-        // End live streams first so draining does not wait on them, then let in-flight requests finish.
+        // Requests waiting for a fold still loading answer 503 now; live streams end so draining does not wait on them.
+        engine.folds.abortLoading();
+        await loopsStarted;
         engine.bus.closeAll();
         await server.stop({ timeout: timeoutMs });
         // Loops stop before the plugins they use are torn down.

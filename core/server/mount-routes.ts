@@ -8,6 +8,7 @@ import type { Readable } from 'node:stream';
 import type { Request, ResponseToolkit, Server, ServerRoute } from '@hapi/hapi';
 import type { DependencyContainer } from 'tsyringe';
 import { RateLimiter } from '../access/rate-limiter.js';
+import { whenFoldsLoaded } from '../engine/fold-loading-error.js';
 import { LoomError } from '../errors/loom-error.js';
 import { Reply } from '../plugin/reply.js';
 import type { AnyRouteDecl } from '../plugin/route.js';
@@ -94,7 +95,7 @@ function toHapiRoute(decl: AnyRouteDecl, container: DependencyContainer, options
         let caller: Caller;
         let authRefusal: LoomError | null = null;
         try {
-          caller = await authorize(decl.auth, { method: decl.method, path: request.path, headers, remoteAddress }, options.auth());
+          caller = await whenFoldsLoaded(() => authorize(decl.auth, { method: decl.method, path: request.path, headers, remoteAddress }, options.auth()));
         } catch (error) {
           if (!orCapability || !(error instanceof LoomError)) throw error;
           caller = ANONYMOUS;
@@ -127,7 +128,9 @@ function toHapiRoute(decl: AnyRouteDecl, container: DependencyContainer, options
           caller,
           remoteAddress,
         };
-        const result = await decl.handler(input, deps);
+        // A fold still loading its checkpoint after a start: wait for that fold and answer as if it had been
+        // there. Not for a raw body, which the first run may have read.
+        const result = raw ? await decl.handler(input, deps) : await whenFoldsLoaded(() => decl.handler(input, deps));
         if (result instanceof Reply) {
           const response = h.response((result.kind === 'empty' ? null : result.body) as never).code(result.status);
           for (const [name, value] of Object.entries(result.headers)) response.header(name, value);

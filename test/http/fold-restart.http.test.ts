@@ -75,6 +75,18 @@ for (const storage of ['sqlite', 'level'] as const) {
 
       server = await startServer({ storage, clock: () => NOW, dataDir, keepDataDir: true });
       same(await globalFolds(), incremental);
+      const trust = (await get(server!.url, '/v1/trust')).json;
+      const actors = (await get(server!.url, '/v1/actors')).json;
+      await server!.stop();
+
+      // Every checkpoint loading after the server listens: reads wait for their fold (the reader's, and a plugin
+      // route's synchronous read, run again once it loaded), and answer the same.
+      server = await startServer({ storage, clock: () => NOW, dataDir, keepDataDir: true, lazyFoldCheckpointBytes: 0 });
+      const [lazyTrust, lazyActors, lazyFolds] = await Promise.all([get(server!.url, '/v1/trust'), get(server!.url, '/v1/actors'), globalFolds()]);
+      expect(lazyTrust.json).to.deep.equal(trust);
+      expect(lazyActors.json).to.deep.equal(actors);
+      same(lazyFolds, incremental);
+      expect(server!.loom.engine.folds.loadingFolds()).to.deep.equal([]);
       await server!.stop();
 
       await rm(join(dataDir, 'folds'), { recursive: true });
