@@ -8,6 +8,8 @@
  * - start: spawn → first 200 from GET /health. Cold: no fold checkpoints yet
  *   (every global fold replays the log). Warm: after a clean stop wrote the
  *   checkpoints (median of 3). Target: warm start at 1M ÷ at 10k ≤ 2.
+ *   Large checkpoints load after the listener opens, so the first GET
+ *   /v1/folds/rollup (which waits for its fold) is timed from spawn too.
  * - settle: after the last start, until the find index has caught up (it
  *   loads its snapshot, or indexes the log, in the background).
  * - fold read (on settled servers): GET /v1/folds/thread_state/{random thread} and GET
@@ -104,6 +106,8 @@ class Server {
   get url(): string {
     return `http://127.0.0.1:${this.port}`;
   }
+  /** Ms from the last spawn until GET /v1/folds/rollup answered (it waits for rollup's checkpoint to load). */
+  foldReadMs = 0;
   /** Spawns the server and answers the ms until GET /health answered 200. */
   async start(): Promise<number> {
     const began = performance.now();
@@ -112,7 +116,12 @@ class Server {
       if (this.child.exitCode !== null) throw new Error(`server on ${this.dir} exited with ${this.child.exitCode}`);
       try {
         const response = await fetch(`${this.url}/health`);
-        if (response.status === 200) return performance.now() - began;
+        if (response.status === 200) {
+          const health = performance.now() - began;
+          await timed(`${this.url}/v1/folds/rollup`);
+          this.foldReadMs = performance.now() - began;
+          return health;
+        }
       } catch {
         // not listening yet
       }
@@ -177,14 +186,18 @@ main(import.meta.url, {
       servers.push(server);
     }
     const warm: number[][] = [[], []];
+    const warmFoldRead: number[][] = [[], []];
     for (let attempt = 0; attempt < 3; attempt++) {
       for (const [index, server] of servers.entries()) {
         warm[index]!.push(await server.start());
+        warmFoldRead[index]!.push(server.foldReadMs);
         if (attempt < 2) await server.stop();
       }
     }
     const warmMedian = warm.map((samples) => percentile(samples, 50));
     log(`warm start (from checkpoints): ${warmMedian.map((ms) => `${fmt(ms)} ms`).join(' vs ')}`);
+    const foldReadMedian = warmFoldRead.map((samples) => percentile(samples, 50));
+    log(`first rollup read after a warm start (its checkpoint loaded): ${foldReadMedian.map((ms) => `${fmt(ms)} ms`).join(' vs ')}`);
     const settled: number[] = [];
     for (const server of servers) settled.push(await server.settle());
     log(`find index caught up after the last start: ${settled.map((ms) => `${fmt(ms)} ms`).join(' vs ')}`);
@@ -217,6 +230,7 @@ main(import.meta.url, {
       cold_start_ms: cold.map((ms) => round(ms, 0)),
       warm_start_ms: warm.map((list) => list.map((ms) => round(ms, 0))),
       find_settled_after_start_ms: settled.map((ms) => round(ms, 0)),
+      warm_first_rollup_read_ms: warmFoldRead.map((list) => list.map((ms) => round(ms, 0))),
       thread_fold: samples.fold.map(latency),
       rollup: samples.rollup.map(latency),
       graph_neighborhood_k2: samples.graph.map(latency),
