@@ -144,6 +144,14 @@ for (const driver of ['sqlite', 'level'] as const) {
       expect(refused).to.include({ code: 'SERVICE_UNAVAILABLE' });
       await engine.stop();
       expect((await readCheckpointFile(join(dir, 'folds', 'per_actor.ckpt'))).header).to.deep.equal(before);
+      // A read after that is refused outright, not told to wait for a load that will not come.
+      let after: unknown;
+      try {
+        engine.folds.global('per_actor');
+      } catch (error) {
+        after = error;
+      }
+      expect(after).to.include({ code: 'SERVICE_UNAVAILABLE' }).and.not.be.instanceOf(FoldLoadingError);
     });
 
     it('rebuilds when the fold code changed version, or the checkpoint is from another log, or unreadable', async () => {

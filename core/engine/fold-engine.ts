@@ -373,7 +373,12 @@ export class FoldEngine {
   private loadedSlot(name: string): GlobalSlot {
     const slot = this.globals.get(name);
     if (!slot) throw new LoomError('SERVICE_UNAVAILABLE', `fold ${name} is not started yet`);
-    if (!slot.loaded) throw new FoldLoadingError(name, this.ready(name));
+    if (!slot.loaded) {
+      const waiting = this.loading.get(name);
+      // Not loading any more and still not loaded: its load failed or the server is stopping (never a wait to retry).
+      if (!waiting) throw new LoomError('SERVICE_UNAVAILABLE', `fold ${name} did not load its checkpoint (see the server's log); it loads at the next start`);
+      throw new FoldLoadingError(name, waiting.promise);
+    }
     return slot;
   }
 
