@@ -255,10 +255,12 @@ export async function createLoom(options: LoomOptions): Promise<Loom> {
       if (loading === null) await engine.startLoops();
       else {
         log.log('info', 'folds loading after listen', { folds: engine.folds.loadingFolds() });
-        loopsStarted = loading.then(
-          () => (stopping === null ? engine.startLoops() : undefined),
-          () => undefined, // stopped before they loaded
-        );
+        loopsStarted = loading
+          .then(
+            () => (stopping === null ? engine.startLoops() : undefined),
+            () => undefined, // stopped before they loaded
+          )
+          .catch((error: unknown) => log.log('error', 'the loops did not start', { error: String(error) }));
       }
       await mountStaticSites(server, staticSites);
       await server.initialize();
