@@ -23,6 +23,8 @@ export interface RecordedRequest {
   readonly rawBody: string;
   /** performance.now() when the request was read. */
   readonly receivedAt: number;
+  /** performance.now() just after the first body bytes of a streamed answer were written; undefined for an instant answer. */
+  firstWriteAt?: number;
   /** performance.now() when the socket closed (either side); undefined while open. */
   closedAt?: number;
   /** True when the connection closed before the fake finished writing its answer. */
@@ -103,7 +105,7 @@ export async function startFakeProvider(handler: VendorHandler, options: FakeOpt
           resolve();
         });
       });
-      const control: WriteControl = { closed: Promise.race([closed, shuttingDown]), timers };
+      const control: WriteControl = { closed: Promise.race([closed, shuttingDown]), timers, onFirstWrite: () => (recorded.firstWriteAt = performance.now()) };
       const exchange: Exchange = {
         request: recorded,
         res,

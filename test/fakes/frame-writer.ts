@@ -39,6 +39,8 @@ export interface WriteControl {
   readonly closed: Promise<void>;
   /** Timers still pending when the fake is closed are cleared through this. */
   readonly timers: Set<NodeJS.Timeout>;
+  /** Called once, just after the first body bytes are handed to the socket. */
+  readonly onFirstWrite?: () => void;
 }
 
 export async function writeFrames(res: ServerResponse, frames: readonly Buffer[], faults: StreamFaults | undefined, control: WriteControl): Promise<void> {
@@ -67,6 +69,7 @@ export async function writeFrames(res: ServerResponse, frames: readonly Buffer[]
     const end = offsets[k + 1];
     if (end === undefined) break;
     res.write(bytes.subarray(start, end));
+    if (k === 0) control.onFirstWrite?.();
     // A pause between writes, so each piece reaches the client as its own read.
     await wait(faults?.dripMs ?? 0, control);
   }
