@@ -31,7 +31,7 @@ import { fmt, log, main, makeTempDir, round, scaled, SCALE, type Check } from '.
 import { CpuProfiler, cpuInside } from './support/cpu-profile.js';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { bodyFor, BENCH_ACTS } from './support/records.js';
+import { batchInputs } from './support/records.js';
 
 const RECORDS = scaled(20_000, 2_000);
 const BATCH = 100;
@@ -49,19 +49,6 @@ function add(timings: Timings, stage: string, ms: number, records: number): void
   row.ms += ms;
   row.records += records;
   timings.set(stage, row);
-}
-
-function inputs(count: number, salt: string): Array<Record<string, unknown>> {
-  return Array.from({ length: count }, (_, n) => ({
-    thread: `th_${(n % 256).toString(16).padStart(64, '0')}`,
-    actor: `did:sync:agent:cost-${salt}-${n % 16}`,
-    act: BENCH_ACTS[n % BENCH_ACTS.length]!,
-    body: bodyFor(n),
-    clock: Math.floor(n / 16),
-    data_type: 'SCALAR',
-    parents: [],
-    judged_by: null,
-  }));
 }
 
 /** Validation, canonical JSON and hashing of the inputs, each stage on its own. */
@@ -162,7 +149,7 @@ function consumerRunners(loom: Loom): Map<string, Record<string, any>> {
 async function ingestAll(label: string, open: Open, prepare: (loom: Loom) => Promise<void>, records: ReadonlyArray<Record<string, unknown>>, around: <T>(body: () => Promise<T>) => Promise<T>): Promise<void> {
   const loom = await open(makeTempDir(`record-cost-${label}`));
   await loom.initialize();
-  const warm = inputs(2_000, `${label}-warm`);
+  const warm = batchInputs(2_000, `${label}-warm`);
   for (let i = 0; i < warm.length; i += BATCH) await loom.engine.ingestor.ingestMany({ caller: LOCAL, via: 'api' }, warm.slice(i, i + BATCH));
   await prepare(loom);
   await around(async () => {
@@ -198,7 +185,7 @@ interface Measured extends Clean {
 async function cleanPass(label: string, open: Open): Promise<Clean> {
   let used = { user: 0, system: 0 };
   let wallMs = 0;
-  await ingestAll(`${label}-clean`, open, async () => {}, inputs(RECORDS, `${label}-clean`), async (body) => {
+  await ingestAll(`${label}-clean`, open, async () => {}, batchInputs(RECORDS, `${label}-clean`), async (body) => {
     const cpu = process.cpuUsage();
     const started = performance.now();
     try {
@@ -227,7 +214,7 @@ async function stagePass(label: string, open: Open): Promise<Array<[string, numb
         if (key) handles.set(key, `consumer ${name} (CPU, per record ingested)`);
       }
     },
-    inputs(RECORDS, `${label}-stages`),
+    batchInputs(RECORDS, `${label}-stages`),
     async (body) => {
       try {
         return await body();
@@ -303,13 +290,13 @@ async function run() {
   const { SqliteRecordStore } = await import('../storage/sqlite/index.js');
   const { ledgerPlugin } = await import('../plugins/ledger/index.js');
   const { silentLogger } = await import('../core/plugin/logger.js');
-  const sample = inputs(RECORDS, 'core');
+  const sample = batchInputs(RECORDS, 'core');
   const core = coreStages(sample);
   const openFull: Open = (dataDir) => createReferenceLoom({ dataDir, port: 0, logger: silentLogger, durability: 'full', auth: { required: false }, fleet: { heartbeat: false } });
   // Untimed passes through every plugin first, so no configuration pays for the process's warm-up: the JIT, and
   // the heap growing to its working size. Measured: a process's first passes of 20,000 records cost 60, 50, 47 µs
   // a record, and it settles at about 40 from the third or fourth, whichever configuration runs.
-  for (let pass = 0; pass < WARM_UP_PASSES; pass++) await ingestAll(`warm-up-${pass}`, openFull, async () => {}, inputs(RECORDS, `warm-up-${pass}`), (body) => body());
+  for (let pass = 0; pass < WARM_UP_PASSES; pass++) await ingestAll(`warm-up-${pass}`, openFull, async () => {}, batchInputs(RECORDS, `warm-up-${pass}`), (body) => body());
   const openAgentless: Open = async (dataDir) => createLoom({ store: new SqliteRecordStore({ path: `${dataDir}/loom.sqlite`, durability: 'full' }), dataDir, port: 0, logger: silentLogger, plugins: await agentlessPlugins() });
   const openLedger: Open = (dataDir) => createLoom({ store: new SqliteRecordStore({ path: `${dataDir}/loom.sqlite`, durability: 'full' }), dataDir, port: 0, logger: silentLogger, plugins: [ledgerPlugin] });
   const measured = await measureAll([

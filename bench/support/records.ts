@@ -61,6 +61,24 @@ export function idOf(input: RawInput): string {
   return computeRecordId(input, nodeSha256Hex);
 }
 
+/**
+ * `count` raw inputs for batched ingest (record-cost, peer-append): 256
+ * threads, 16 actors named after `salt` (so two sets never share a clock
+ * slot), each actor's clock rising by one every 16 records.
+ */
+export function batchInputs(count: number, salt: string): Array<Record<string, unknown>> {
+  return Array.from({ length: count }, (_, n) => ({
+    thread: `th_${(n % 256).toString(16).padStart(64, '0')}`,
+    actor: `did:sync:agent:cost-${salt}-${n % 16}`,
+    act: BENCH_ACTS[n % BENCH_ACTS.length]!,
+    body: bodyFor(n),
+    clock: Math.floor(n / 16),
+    data_type: 'SCALAR',
+    parents: [],
+    judged_by: null,
+  }));
+}
+
 // ------------------------------------------------------------ the read/query dataset
 
 /**
