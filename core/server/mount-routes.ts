@@ -17,6 +17,7 @@ import { ANONYMOUS, type Caller } from '../access/caller.js';
 import { authorize, type AuthorizeOptions } from './authorize.js';
 import { limitedStream, checkRawContentType } from './raw-body.js';
 import { decodedBody, readBody } from './read-body.js';
+import { HandlerInput } from './handler-input.js';
 import { parseJsonBody } from './request-body.js';
 import { compileValidator, type Validator } from './validators.js';
 
@@ -80,15 +81,6 @@ function toHapiRoute(decl: AnyRouteDecl, container: DependencyContainer, options
       // The body arrives as a stream and is read by readBody, so an oversized chunked body still gets a 413 answer.
       ...(hasBody || raw ? { payload: { parse: false, output: 'stream', maxBytes: maxBodyBytes } } : {}),
       handler: async (request: Request, h: ResponseToolkit) => {
-        // The signal says the client went away: the response closed before it was finished. Not the request's
-        // 'close', which follows every body read to its end (it aborted every POST mid-handler, building a
-        // DOMException each time). A plain property: a getter here made the input object slow and doubled
-        // the old-space garbage collections under ingest.
-        const controller = new AbortController();
-        const res = request.raw.res;
-        res.once('close', () => {
-          if (!res.writableFinished) controller.abort();
-        });
         const headers = request.headers as Record<string, string | undefined>;
         const remoteAddress = request.info.remoteAddress;
         // Authenticate and check the scope before reading the body: an unauthorized client uploads nothing.
@@ -117,17 +109,17 @@ function toHapiRoute(decl: AnyRouteDecl, container: DependencyContainer, options
           body = parseJsonBody(await readBody(decodedBody(request.payload as Readable, headers['content-encoding']), maxBodyBytes), headers['content-type'], invalidInput, bodyOptions);
           if (!decl.request?.body && body !== undefined) throw new LoomError(invalidInput, `${decl.method} ${decl.path} takes no request body`);
         }
-        const input = {
-          params: validators.params ? validators.params(request.params) : request.params,
-          query: validators.query ? validators.query(request.query) : request.query,
-          body: validators.body ? validators.body(body) : body,
-          headers: validators.headers ? (validators.headers(headers) as typeof headers) : headers,
-          raw: raw ? limitedStream(request.payload as Readable, raw.maxBytes) : undefined,
+        const input = new HandlerInput(
+          validators.params ? validators.params(request.params) : request.params,
+          validators.query ? validators.query(request.query) : request.query,
+          validators.body ? validators.body(body) : body,
+          validators.headers ? (validators.headers(headers) as typeof headers) : headers,
+          raw ? limitedStream(request.payload as Readable, raw.maxBytes) : undefined,
           authRefusal,
-          signal: controller.signal,
           caller,
           remoteAddress,
-        };
+          request.raw.res,
+        );
         // A fold still loading its checkpoint after a start: wait for that fold and answer as if it had been
         // there. Not for a raw body, which the first run may have read.
         const result = raw ? await decl.handler(input, deps) : await whenFoldsLoaded(() => decl.handler(input, deps));
