@@ -4,6 +4,7 @@
  * always the full replay of the thread (tested). Least recently used states
  * are dropped beyond the cache size.
  */
+import { LRUCache } from 'lru-cache';
 import type { AnyFold } from '../folds/fold.js';
 import type { RecordStore } from '../../storage/contract/record-store.js';
 import { recordPages } from './record-pages.js';
@@ -14,13 +15,16 @@ export interface ThreadFoldSlot {
 }
 
 export class ThreadFoldCache {
-  private readonly slots = new Map<string, ThreadFoldSlot>();
+  /** An LRU, not a Map dropping its first key (V8 walks the deleted entries at a Map's front on every `keys().next()`). */
+  private readonly slots: LRUCache<string, ThreadFoldSlot>;
   private readonly inFlight = new Map<string, Promise<ThreadFoldSlot>>();
 
   constructor(
     private readonly store: RecordStore,
-    private readonly size: number,
-  ) {}
+    size: number,
+  ) {
+    this.slots = new LRUCache({ max: size });
+  }
 
   /** The fold's state over the thread, up to date with the store. */
   get(fold: AnyFold, thread: string): Promise<ThreadFoldSlot> {
@@ -34,12 +38,7 @@ export class ThreadFoldCache {
   }
 
   private async refresh(fold: AnyFold, thread: string, key: string): Promise<ThreadFoldSlot> {
-    let slot = this.slots.get(key);
-    if (slot) {
-      this.slots.delete(key); // re-insert below: Map order is the LRU order
-    } else {
-      slot = { state: fold.initial(thread), watermark: 0 };
-    }
+    const slot = this.slots.get(key) ?? { state: fold.initial(thread), watermark: 0 };
     for await (const page of recordPages((request) => this.store.listByThread(thread, request), { after: slot.watermark })) {
       for (const stored of page.items) {
         slot.state = fold.apply(slot.state, stored);
@@ -47,9 +46,6 @@ export class ThreadFoldCache {
       }
     }
     this.slots.set(key, slot);
-    while (this.slots.size > this.size) {
-      this.slots.delete(this.slots.keys().next().value!);
-    }
     return slot;
   }
 }

@@ -4,7 +4,8 @@
  * so the plaintext never enters a record. Secrets contain no `_`, so the
  * last `_` separates the secret from the account id (which may contain `_`).
  */
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { nodeSha256Hex } from '../../core/engine/native-hash.js';
 
 export const BEARER_PREFIX = 'loom';
 /** Server-minted secrets: 32 bytes from the CSPRNG, base64url (43 characters, no `_`: see below). */
@@ -43,9 +44,9 @@ export function mintSecret(): string {
   return randomBytes(SECRET_BYTES).toString('base64url').replace(/_/g, '.');
 }
 
-/** The token id of a secret: SHA-256 of its UTF-8 bytes, lowercase hex. */
+/** The token id of a secret: SHA-256 of its UTF-8 bytes, lowercase hex (one-shot: every authenticated request hashes its bearer). */
 export function tokenIdOf(secret: string): string {
-  return createHash('sha256').update(secret, 'utf8').digest('hex');
+  return nodeSha256Hex(secret);
 }
 
 /** Constant-time comparison of two token ids (hex of equal length). */

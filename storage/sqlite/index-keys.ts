@@ -11,6 +11,7 @@
  *   so a client cannot cheaply make its thread share a key with another's.
  */
 import { createHash } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 
 export function idKey(id: string): number {
   const key = Number.parseInt(id.slice(0, 13), 16);
@@ -18,15 +19,14 @@ export function idKey(id: string): number {
   return Number.isNaN(key) ? -1 : key;
 }
 
-const cache = new Map<string, number>();
-const CACHE_LIMIT = 50_000;
+/** Least recently used out (not a Map dropping its first key, which V8 makes cost a walk over every deleted entry once full). */
+const cache = new LRUCache<string, number>({ max: 50_000 });
 
 /** Key of a thread id or actor DID; recent ones are cached, as a batch repeats them. */
 export function textKey(text: string): number {
   let key = cache.get(text);
   if (key === undefined) {
     key = createHash('sha256').update(text, 'utf8').digest().readUIntBE(0, 6);
-    if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value!);
     cache.set(text, key);
   }
   return key;

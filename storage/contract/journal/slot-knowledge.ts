@@ -13,6 +13,7 @@
  * Both answer only "certainly free"; anything else goes to the driver. Pairs
  * are known by a pair key the driver chooses (see `exactPairKey`).
  */
+import { LRUCache } from 'lru-cache';
 import type { LoomRecord } from '../../../core/records/record.js';
 
 const MAX_CEILINGS = 200_000;
@@ -70,7 +71,8 @@ class BloomFilter {
 }
 
 export class SlotKnowledge {
-  private readonly ceilings = new Map<string, number>();
+  /** Least recently written out (an LRU, not a Map dropping its first key: V8 walks the deleted entries at a Map's front on every `keys().next()`). */
+  private readonly ceilings = new LRUCache<string, number>({ max: MAX_CEILINGS });
   /** Null when the driver cannot list its pairs (then only ceilings help), and until seeding finishes. */
   private bloom: BloomFilter | null = null;
   /** The filter being seeded: pairs accepted meanwhile go into it too, so it misses none once published. */
@@ -105,7 +107,7 @@ export class SlotKnowledge {
 
   /** True when no stored or accepted record can hold this record's slot; `key` is its pair key. */
   certainlyFree(record: LoomRecord, key: string): boolean {
-    const ceiling = this.ceilings.get(key);
+    const ceiling = this.ceilings.peek(key);
     if (ceiling !== undefined) return record.clock > ceiling;
     return this.bloom !== null && !this.bloom.mightContain(key);
   }
@@ -114,15 +116,13 @@ export class SlotKnowledge {
   noteAccepted(record: LoomRecord, key: string, wasCertainlyFree: boolean): void {
     this.bloom?.add(key);
     this.growing?.add(key);
-    const ceiling = this.ceilings.get(key);
+    const ceiling = this.ceilings.peek(key);
     if (ceiling !== undefined) {
-      // Refresh its place in the recency order.
-      this.ceilings.delete(key);
+      // Setting refreshes its place in the recency order.
       this.ceilings.set(key, Math.max(ceiling, record.clock));
     } else if (wasCertainlyFree) {
       // A pair with nothing stored: this clock is its exact ceiling.
       this.ceilings.set(key, record.clock);
-      if (this.ceilings.size > MAX_CEILINGS) this.ceilings.delete(this.ceilings.keys().next().value!);
     }
   }
 }
