@@ -67,11 +67,23 @@ export class UnappliedTail {
   /** Entries with sequence > `after` that satisfy `match`, ascending, at most `limit`. */
   select(after: number, limit: number, match?: (stored: StoredRecord) => boolean): StoredRecord[] {
     const out: StoredRecord[] = [];
-    for (let i = this.start; i < this.entries.length && out.length < limit; i++) {
+    for (let i = this.firstAfter(after); i < this.entries.length && out.length < limit; i++) {
       const { stored } = this.entries[i]!;
-      if (stored.sequence > after && (!match || match(stored))) out.push(stored);
+      if (!match || match(stored)) out.push(stored);
     }
     return out;
+  }
+
+  /** Index of the first held entry with sequence > `after` (entries ascend): a reader near the head skips the tail by halving, not by walking it. */
+  private firstAfter(after: number): number {
+    let low = this.start;
+    let high = this.entries.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (this.entries[middle]!.stored.sequence > after) high = middle;
+      else low = middle + 1;
+    }
+    return low;
   }
 }
 
