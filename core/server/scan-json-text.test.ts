@@ -37,4 +37,25 @@ describe('scanJsonText', () => {
     expect(scanJsonText(batch)).to.equal(null);
     expect(performance.now() - started).to.be.below(500);
   });
+  it('strings with quotes and runs of backslashes end where JSON says: duplicates found exactly, values never read as keys', () => {
+    // Keys and values full of the characters that end or escape a string; a value that looked like a closing quote
+    // followed by a member would make the scan see a key that is not there.
+    const pieces = ['a', '"', '\\', '\\"', 'a\\', '"\\', 'x":1,"y', '\\\\"', ''];
+    let seed = 7;
+    const next = (n: number) => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % n;
+    const text = (k: number) => Array.from({ length: 1 + next(k) }, () => pieces[next(pieces.length)]!).join('');
+    for (let round = 0; round < 500; round++) {
+      const entries: Array<[string, string]> = Array.from({ length: 1 + next(6) }, () => [text(3), text(4)]);
+      const written = '{' + entries.map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`).join(',') + '}';
+      const keys = entries.map(([k]) => k);
+      const duplicate = keys.find((k, i) => keys.indexOf(k) !== i);
+      const finding = scanJsonText(`{"outer":${written},"after":"\\\\"}`);
+      if (duplicate === undefined) expect(finding, written).to.equal(null);
+      else expect(finding, written).to.deep.include({ kind: 'duplicate', key: duplicate });
+      if (duplicate !== undefined) continue;
+      // Every key was read as written: naming the last one again is found, under its own name.
+      const again = written.slice(0, -1) + `,${JSON.stringify(keys.at(-1))}:0}`;
+      expect(scanJsonText(again), again).to.deep.include({ kind: 'duplicate', key: keys.at(-1) });
+    }
+  });
 });
