@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { seededRandom } from '../../storage/compliance/fixtures.js';
-import { B, Bm25Index, FIELD_WEIGHTS, K1, tokenize, type Field } from './bm25-index.js';
+import { B, Bm25Index, FIELD_WEIGHTS, K1, tokenize, tokenizeUnicode, type Field } from './bm25-index.js';
 
 type Doc = Partial<Record<Field, string>>;
 
@@ -29,6 +29,18 @@ function reference(docs: ReadonlyMap<number, Doc>, terms: ReadonlyArray<{ term: 
 }
 
 describe('Bm25Index', () => {
+  it('tokenize: the ASCII fast path splits exactly as the Unicode tokenizer, on every ASCII character', () => {
+    const texts: string[] = [];
+    for (let c = 0; c < 128; c++) {
+      const ch = String.fromCharCode(c);
+      texts.push(ch, `ab${ch}Cd`, `${ch}${ch}x${ch}`);
+    }
+    texts.push('Deploy the API_v2 to prod: 3 steps (build, test, ship) $5 <b>~x|y</b> a+b=c ^_^ `code`', '');
+    for (const text of texts) expect(tokenize(text), JSON.stringify(text)).to.deep.equal(tokenizeUnicode(text));
+    expect(tokenize('héllo WÖRLD — “quoted”, ΟΔΟΣ.Α')).to.deep.equal(tokenizeUnicode('héllo WÖRLD — “quoted”, ΟΔΟΣ.Α'));
+    expect(tokenize('Ship it: API_v2, now!')).to.deep.equal(['ship', 'it', 'api', 'v2', 'now']);
+  });
+
   it('scores and ranks as BM25F by its definition, after additions and removals', () => {
     const random = seededRandom(7);
     const vocabulary = ['alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta', 'eta', 'theta', 'iota', 'kappa'];

@@ -30,12 +30,25 @@ const TERMS_PER_FRAME = 10_000;
 const POSTINGS_PER_FRAME = 262_144;
 
 const TOKEN = /[^\n\r\p{Z}\p{P}]+/gu;
+/**
+ * TOKEN for ASCII text: the same separators spelled out (\n, \r, the space, and the ASCII characters in Unicode's
+ * punctuation categories, `_` among them; `$ + < = > ^ \` | ~` are symbols and stay in words). A regex without
+ * Unicode properties runs in half the time, and most records are ASCII. Tested equal to TOKEN on every ASCII character.
+ */
+const ASCII_TOKEN = /[^\n\r !"#%&'()*,\-./:;?@[\\\]_{}]+/g;
+const NON_ASCII = /[^\x00-\x7f]/;
 
 /** Lowercased words, split on spaces and punctuation. */
 export function tokenize(text: string): string[] {
-  const out: string[] = [];
-  for (const match of text.matchAll(TOKEN)) out.push(match[0].toLowerCase());
-  return out;
+  const words = text.match(NON_ASCII.test(text) ? TOKEN : ASCII_TOKEN);
+  if (words === null) return [];
+  for (let i = 0; i < words.length; i++) words[i] = words[i]!.toLowerCase();
+  return words;
+}
+
+/** The Unicode tokenizer alone (for the test that keeps the ASCII one equal to it). */
+export function tokenizeUnicode(text: string): string[] {
+  return (text.match(TOKEN) ?? []).map((word) => word.toLowerCase());
 }
 
 class Postings {
