@@ -16,7 +16,7 @@ import { cpus, totalmem, type } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { forkChild, log, SCALE, type BenchReport } from './support/harness.js';
 
-const BENCHMARKS = ['ingest-pipeline', 'read-scaling', 'indexed-query', 'http-ingest', 'http-ingest-auth', 'grant-liveness', 'rules-permission-ingest', 'rules-cel-eval', 'rules-reconcile-burst', 'trust-fold-replay', 'fold-scaling', 'data-plane', 'federation', 'postgres', 'search', 'batch-ingest', 'read-path', 'members', 'record-cost', 'work-loop', 'backup', 'fold-checkpoint-scale', 'data-plane-servers', 'fold-memory', 'peer-append'] as const;
+const BENCHMARKS = ['ingest-pipeline', 'read-scaling', 'indexed-query', 'http-ingest', 'http-ingest-auth', 'grant-liveness', 'rules-permission-ingest', 'rules-cel-eval', 'rules-reconcile-burst', 'trust-fold-replay', 'fold-scaling', 'data-plane', 'federation', 'postgres', 'search', 'batch-ingest', 'read-path', 'members', 'record-cost', 'work-loop', 'backup', 'fold-checkpoint-scale', 'data-plane-servers', 'fold-memory', 'peer-append', 'ingest-endurance'] as const;
 type BenchName = (typeof BENCHMARKS)[number];
 
 /** Per benchmark, before it is killed and counted as a crash. */
