@@ -15,15 +15,15 @@ export interface ThreadFoldSlot {
 }
 
 export class ThreadFoldCache {
-  /** An LRU, not a Map dropping its first key (V8 walks the deleted entries at a Map's front on every `keys().next()`). */
-  private readonly slots: LRUCache<string, ThreadFoldSlot>;
+  /** An LRU, not a Map dropping its first key (V8 walks the deleted entries at a Map's front on every `keys().next()`); null for a size below 1, which caches nothing. */
+  private readonly slots: LRUCache<string, ThreadFoldSlot> | null;
   private readonly inFlight = new Map<string, Promise<ThreadFoldSlot>>();
 
   constructor(
     private readonly store: RecordStore,
     size: number,
   ) {
-    this.slots = new LRUCache({ max: size });
+    this.slots = size >= 1 ? new LRUCache({ max: Math.floor(size) }) : null;
   }
 
   /** The fold's state over the thread, up to date with the store. */
@@ -38,14 +38,14 @@ export class ThreadFoldCache {
   }
 
   private async refresh(fold: AnyFold, thread: string, key: string): Promise<ThreadFoldSlot> {
-    const slot = this.slots.get(key) ?? { state: fold.initial(thread), watermark: 0 };
+    const slot = this.slots?.get(key) ?? { state: fold.initial(thread), watermark: 0 };
     for await (const page of recordPages((request) => this.store.listByThread(thread, request), { after: slot.watermark })) {
       for (const stored of page.items) {
         slot.state = fold.apply(slot.state, stored);
         slot.watermark = stored.sequence;
       }
     }
-    this.slots.set(key, slot);
+    this.slots?.set(key, slot);
     return slot;
   }
 }
