@@ -12,7 +12,7 @@
  * doubled in the ledger's ingest).
  */
 import { canonicalRecordContent, hashedCanonicalJson } from './record-id.js';
-import { makeRecord, type LoomRecord, type RecordFields } from './record.js';
+import { makeRecordOfFrozen, type LoomRecord, type RecordFields } from './record.js';
 import { nobleSha256Hex, type Sha256Hex } from './sha256.js';
 
 /** A record and its canonical content text. */
@@ -31,7 +31,7 @@ export interface CanonicalRecord {
 export function canonicalRecord(fields: RecordFields, sha256Hex: Sha256Hex = nobleSha256Hex): CanonicalRecord {
   const content = canonicalRecordContent(fields);
   // The stored record keeps the checked canonical copies: the caller's objects are neither frozen nor shared.
-  const record = makeRecord(sha256Hex(content.text), { ...fields, body: content.body, parents: content.parents });
+  const record = makeRecordOfFrozen(sha256Hex(content.text), { ...fields, body: content.body, parents: content.parents });
   return { record, content: content.text };
 }
 

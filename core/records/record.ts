@@ -46,7 +46,21 @@ function deepFreeze<T>(value: T): T {
 
 /** Builds the frozen stored form of a record; `fields` must already be valid. */
 export function makeRecord(id: string, fields: RecordFields): LoomRecord {
-  return deepFreeze({
+  return deepFreeze(recordOf(id, fields));
+}
+
+/**
+ * `makeRecord` for fields whose body and parents are frozen already (the
+ * canonical walk's copies): only the record itself is left to freeze, so
+ * the walk over its members is skipped (0.3-0.4 µs a record at ingest).
+ */
+export function makeRecordOfFrozen(id: string, fields: RecordFields): LoomRecord {
+  if (!Object.isFrozen(fields.body) || !Object.isFrozen(fields.parents)) throw new TypeError('makeRecordOfFrozen needs a frozen body and parents');
+  return Object.freeze(recordOf(id, fields));
+}
+
+function recordOf(id: string, fields: RecordFields): LoomRecord {
+  return {
     id,
     parents: fields.parents,
     thread: fields.thread,
@@ -56,5 +70,5 @@ export function makeRecord(id: string, fields: RecordFields): LoomRecord {
     clock: fields.clock,
     data_type: fields.data_type,
     judged_by: fields.judged_by,
-  });
+  };
 }

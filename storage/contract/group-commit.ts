@@ -14,7 +14,12 @@ interface Pending {
   readonly reject: (error: unknown) => void;
 }
 
-export type WriteBatch = (leaders: PreparedRecord[]) => Promise<AppendOutcome[]>;
+/**
+ * Writes the leaders of one batch; `slots[i]` is `clockSlotKey` of leader i,
+ * made once here and handed on so the driver and the unapplied tail key their
+ * maps by the same string (a fresh key costs its hashing again).
+ */
+export type WriteBatch = (leaders: PreparedRecord[], slots: readonly string[]) => Promise<AppendOutcome[]>;
 
 export class GroupCommit {
   private queue: Pending[] = [];
@@ -54,6 +59,7 @@ export class GroupCommit {
 
   private async writeBatch(batch: Pending[]): Promise<void> {
     const leaders: PreparedRecord[] = [];
+    const slots: string[] = [];
     // For each pending entry: index of its leader in `leaders`, and how it follows.
     const plan: Array<{ leader: number; relation: 'self' | 'follower' }> = [];
     const byId = new Map<string, number>();
@@ -72,6 +78,7 @@ export class GroupCommit {
         continue;
       }
       const index = leaders.push(prepared) - 1;
+      slots.push(slot);
       byId.set(id, index);
       bySlot.set(slot, index);
       plan.push({ leader: index, relation: 'self' });
@@ -79,7 +86,7 @@ export class GroupCommit {
 
     let outcomes: AppendOutcome[];
     try {
-      outcomes = await this.write(leaders);
+      outcomes = await this.write(leaders, slots);
       if (outcomes.length !== leaders.length) throw new Error(`driver returned ${outcomes.length} outcomes for ${leaders.length} records`);
     } catch (error) {
       for (const pending of batch) pending.reject(error);

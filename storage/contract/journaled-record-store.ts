@@ -186,43 +186,47 @@ export abstract class JournaledRecordStore extends RecordStoreFacade {
   }
 
   /** One group commit: leaders have no conflicts among themselves (GroupCommit sees to that). */
-  protected async _commitGroup(leaders: PreparedRecord[]): Promise<AppendOutcome[]> {
+  protected async _commitGroup(leaders: PreparedRecord[], slots: readonly string[]): Promise<AppendOutcome[]> {
     if (this.journal) await this.roomInTail();
     // Most records are certainly free (see SlotKnowledge). For the rest: the tail first, then the
     // driver; a record that left the tail meanwhile was committed before it left.
-    const holders = new Map<string, StoredRecord>();
-    const unknown: LoomRecord[] = [];
-    const pairKeys = leaders.map(({ record }) => this._slotPairKey(record));
     this.seedSlots();
-    const free = leaders.map(({ record }, i) => this.slots.certainlyFree(record, pairKeys[i]!));
-    leaders.forEach(({ record }, i) => {
-      if (free[i]) return;
-      const slot = clockSlotKey(record);
-      const holder = this.tail.slotHolder(slot);
-      if (holder) holders.set(slot, holder);
-      else unknown.push(record);
-    });
-    if (unknown.length > 0) {
+    const count = leaders.length;
+    const pairKeys: string[] = new Array<string>(count);
+    const free: boolean[] = new Array<boolean>(count);
+    let holders: Map<string, StoredRecord> | null = null;
+    let unknown: LoomRecord[] | null = null;
+    for (let i = 0; i < count; i++) {
+      const record = leaders[i]!.record;
+      const pairKey = (pairKeys[i] = this._slotPairKey(record));
+      if ((free[i] = this.slots.certainlyFree(record, pairKey))) continue;
+      const holder = this.tail.slotHolder(slots[i]!);
+      if (holder) (holders ??= new Map()).set(slots[i]!, holder);
+      else (unknown ??= []).push(record);
+    }
+    if (unknown) {
+      holders ??= new Map();
       for (const stored of await this._lookupSlots(unknown)) holders.set(clockSlotKey(stored.record), stored);
     }
     // The same id is the same content, so it holds the same slot: one lookup answers both questions.
-    const outcomes: AppendOutcome[] = [];
+    const outcomes: AppendOutcome[] = new Array<AppendOutcome>(count);
     const accepted: AcceptedRecord[] = [];
     let sequence = this.head;
     const acceptedFree: boolean[] = [];
     const acceptedKeys: string[] = [];
-    leaders.forEach((prepared, i) => {
-      const holder = free[i] ? undefined : holders.get(clockSlotKey(prepared.record));
+    for (let i = 0; i < count; i++) {
+      const prepared = leaders[i]!;
+      const holder = free[i] || !holders ? undefined : holders.get(slots[i]!);
       if (holder) {
-        outcomes.push(holder.record.id === prepared.record.id ? { status: 'exists', stored: holder } : { status: 'duplicate_clock', existing: holder });
-        return;
+        outcomes[i] = holder.record.id === prepared.record.id ? { status: 'exists', stored: holder } : { status: 'duplicate_clock', existing: holder };
+        continue;
       }
       const stored: StoredRecord = { sequence: ++sequence, createdAt: prepared.createdAt, record: prepared.record };
-      accepted.push({ stored, namespace: prepared.namespace, content: prepared.content });
+      accepted.push({ stored, namespace: prepared.namespace, content: prepared.content, slot: slots[i]! });
       acceptedFree.push(free[i]!);
       acceptedKeys.push(pairKeys[i]!);
-      outcomes.push({ status: 'inserted', stored });
-    });
+      outcomes[i] = { status: 'inserted', stored };
+    }
     if (accepted.length === 0) return outcomes;
     if (this.journal) {
       await this.journal.append(accepted);
@@ -234,7 +238,7 @@ export abstract class JournaledRecordStore extends RecordStoreFacade {
       await this._applyBatch(accepted);
       this.head = this.applied = sequence;
     }
-    accepted.forEach(({ stored }, i) => this.slots.noteAccepted(stored.record, acceptedKeys[i]!, acceptedFree[i]!));
+    for (let i = 0; i < accepted.length; i++) this.slots.noteAccepted(accepted[i]!.stored.record, acceptedKeys[i]!, acceptedFree[i]!);
     return outcomes;
   }
 

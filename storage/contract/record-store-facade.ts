@@ -77,7 +77,7 @@ export abstract class RecordStoreFacade implements RecordStore {
   private optimizing: Promise<void> | null = null;
 
   constructor(options: RecordStoreFacadeOptions = {}) {
-    this.commits = new GroupCommit((leaders) => this._commitGroup(leaders), options.maxBatch);
+    this.commits = new GroupCommit((leaders, slots) => this._commitGroup(leaders, slots), options.maxBatch);
   }
 
   get status(): StoreStatus {
@@ -261,8 +261,9 @@ export abstract class RecordStoreFacade implements RecordStore {
    * thread, clock) slot) or `inserted` with its sequence, next after every
    * sequence acknowledged before. The records do not conflict with each
    * other (GroupCommit sees to that). One call runs at a time per store.
+   * `slots[i]` is `clockSlotKey(leaders[i].record)`, already made.
    */
-  protected abstract _commitGroup(leaders: PreparedRecord[]): Promise<AppendOutcome[]>;
+  protected abstract _commitGroup(leaders: PreparedRecord[], slots: readonly string[]): Promise<AppendOutcome[]>;
   protected abstract _readRecord(id: string): Promise<StoredRecord | undefined>;
   /** Up to `page.limit` records on the thread with sequence > `page.after`, ascending. */
   protected abstract _readThread(thread: string, page: NormalisedPage): Promise<StoredRecord[]>;

@@ -207,10 +207,10 @@ export class PostgresRecordStore extends RecordStoreFacade {
   }
 
   /** One group commit, serialised with every other server's by the head row lock. */
-  protected _commitGroup(leaders: PreparedRecord[]): Promise<AppendOutcome[]> {
+  protected _commitGroup(leaders: PreparedRecord[], slots: readonly string[]): Promise<AppendOutcome[]> {
     return this.withClient(async (client) => {
       try {
-        return await this.commitInTransaction(client, leaders);
+        return await this.commitInTransaction(client, leaders, slots);
       } catch (error) {
         await client.query('ROLLBACK').catch(() => undefined);
         throw error;
@@ -238,7 +238,7 @@ export class PostgresRecordStore extends RecordStoreFacade {
   }
 
   /** Four round trips while the head is locked: BEGIN and lock it, look up the slots, write everything, COMMIT. */
-  private async commitInTransaction(client: pg.PoolClient, leaders: PreparedRecord[]): Promise<AppendOutcome[]> {
+  private async commitInTransaction(client: pg.PoolClient, leaders: PreparedRecord[], slots: readonly string[]): Promise<AppendOutcome[]> {
     // One simple-protocol round trip for both statements.
     const locked = (await client.query('BEGIN; SELECT seq FROM log_head WHERE singleton FOR UPDATE')) as unknown as pg.QueryResult<{ seq: number }>[];
     const head = locked[1]!.rows[0]!.seq;
@@ -251,8 +251,9 @@ export class PostgresRecordStore extends RecordStoreFacade {
     const outcomes: AppendOutcome[] = [];
     const accepted: { stored: StoredRecord; namespace: string }[] = [];
     let sequence = head;
-    for (const prepared of leaders) {
-      const holder = holders.get(clockSlotKey(prepared.record));
+    for (let i = 0; i < leaders.length; i++) {
+      const prepared = leaders[i]!;
+      const holder = holders.get(slots[i]!);
       if (holder) {
         outcomes.push(holder.record.id === prepared.record.id ? { status: 'exists', stored: holder } : { status: 'duplicate_clock', existing: holder });
         continue;

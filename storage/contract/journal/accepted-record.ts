@@ -10,4 +10,6 @@ export interface AcceptedRecord {
   readonly namespace: string;
   /** PreparedRecord.content, carried until the driver has applied the record. */
   readonly content?: string;
+  /** `clockSlotKey` of the record when the group commit made it (the unapplied tail keys by it rather than build it again). */
+  readonly slot?: string;
 }

@@ -28,7 +28,7 @@ export class UnappliedTail {
 
   add(records: readonly AcceptedRecord[]): void {
     for (const accepted of records) {
-      const slot = clockSlotKey(accepted.stored.record);
+      const slot = accepted.slot ?? clockSlotKey(accepted.stored.record);
       this.entries.push(accepted);
       this.slots.push(slot);
       this.byId.set(accepted.stored.record.id, accepted.stored);
