@@ -2,7 +2,8 @@ import { expect } from 'chai';
 import { ACTS, COORDINATION_ACTS, EFFECT_ACTS, isAct } from './acts.js';
 import { DATA_TYPES, isDataType } from './data-types.js';
 import { computeRecordId } from './record-id.js';
-import { HASHED_FIELDS, makeRecord, RECORD_FIELDS, type RecordFields } from './record.js';
+import { canonicalRecord } from './content-text.js';
+import { HASHED_FIELDS, makeRecord, makeRecordOfFrozen, RECORD_FIELDS, type RecordFields } from './record.js';
 import { isReservedThread, RESERVED_THREADS } from './reserved-threads.js';
 
 const FIELDS: RecordFields = {
@@ -47,6 +48,23 @@ describe('record', () => {
     it('drops fields that are not record fields', () => {
       const extra = { ...structuredClone(FIELDS), foo: 1 } as RecordFields;
       expect(makeRecord('x', extra)).not.to.have.property('foo');
+    });
+  });
+
+  describe('makeRecordOfFrozen', () => {
+    it('refuses a body or parents that are not frozen, so no record is ever stored with a mutable part', () => {
+      expect(() => makeRecordOfFrozen('x', structuredClone(FIELDS))).to.throw(TypeError, /frozen/);
+      expect(() => makeRecordOfFrozen('x', { ...structuredClone(FIELDS), body: Object.freeze({}) })).to.throw(TypeError, /frozen/);
+    });
+
+    it('ingest\'s records (canonicalRecord) are frozen to the leaves, equal to makeRecord\'s, and leave the caller\'s fields unfrozen', () => {
+      const fields = structuredClone(FIELDS);
+      const { record } = canonicalRecord(fields);
+      expect(record).to.deep.equal(makeRecord(computeRecordId(FIELDS), structuredClone(FIELDS)));
+      expect(Object.isFrozen(record)).to.equal(true);
+      expect(Object.isFrozen((record.body['nested'] as { deep: unknown[] }).deep[1])).to.equal(true);
+      expect(Object.isFrozen(fields.body)).to.equal(false);
+      expect(record.body).not.to.equal(fields.body);
     });
   });
 
