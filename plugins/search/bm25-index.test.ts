@@ -41,32 +41,49 @@ describe('Bm25Index', () => {
     expect(tokenize('Ship it: API_v2, now!')).to.deep.equal(['ship', 'it', 'api', 'v2', 'now']);
   });
 
-  it('scores and ranks as BM25F by its definition, after additions and removals', () => {
+  it('scores and ranks as BM25F by its definition, after additions, removals and compactions', () => {
     const random = seededRandom(7);
     const vocabulary = ['alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta', 'eta', 'theta', 'iota', 'kappa'];
     const words = (n: number) => Array.from({ length: n }, () => vocabulary[Math.floor(random() ** 2 * vocabulary.length)]).join(' ');
     const index = new Bm25Index();
     const live = new Map<number, Doc>();
-    for (let i = 0; i < 300; i++) {
-      const doc: Doc = { title: i % 5 === 0 ? words(3) : '', path: i % 7 === 0 ? words(2) : '', text: words(5 + Math.floor(random() * 20)) };
-      live.set(index.add(doc), doc);
-      if (i % 11 === 10) {
-        const victim = [...live.keys()][Math.floor(random() * live.size)]!;
-        index.remove(victim);
-        live.delete(victim);
+    const addSome = (count: number) => {
+      for (let i = 0; i < count; i++) {
+        const doc: Doc = { title: i % 5 === 0 ? words(3) : '', path: i % 7 === 0 ? words(2) : '', text: words(5 + Math.floor(random() * 20)) };
+        live.set(index.add(doc), doc);
+        if (i % 11 === 10) removeOne();
       }
-    }
+    };
+    const removeOne = () => {
+      const victim = [...live.keys()][Math.floor(random() * live.size)]!;
+      index.remove(victim);
+      live.delete(victim);
+    };
+    const check = () => {
+      for (const q of ['alpha', 'kappa iota', 'theta beta gamma', 'zeta eta']) {
+        const terms = index.queryTerms(q, false);
+        const expected = [...reference(live, terms)].sort((a, b) => b[1] - a[1] || a[0] - b[0]);
+        const { ranked, matched } = index.rank(terms, 25);
+        expect(matched).to.equal(expected.length);
+        expect(ranked.map((r) => r.doc)).to.deep.equal(expected.slice(0, 25).map(([doc]) => doc));
+        ranked.forEach((r, i) => expect(r.score).to.be.closeTo(expected[i]![1], 1e-4));
+        const parts = index.explain(terms, ranked[0]!.doc);
+        expect(Object.values(parts).reduce((a, b) => a + b, 0)).to.be.closeTo(ranked[0]!.score, 1e-4);
+      }
+    };
+    addSome(300);
+    check();
     index.compact();
-    for (const q of ['alpha', 'kappa iota', 'theta beta gamma', 'zeta eta']) {
-      const terms = index.queryTerms(q, false);
-      const expected = [...reference(live, terms)].sort((a, b) => b[1] - a[1] || a[0] - b[0]);
-      const { ranked, matched } = index.rank(terms, 25);
-      expect(matched).to.equal(expected.length);
-      expect(ranked.map((r) => r.doc)).to.deep.equal(expected.slice(0, 25).map(([doc]) => doc));
-      ranked.forEach((r, i) => expect(r.score).to.be.closeTo(expected[i]![1], 1e-4));
-      const parts = index.explain(terms, ranked[0]!.doc);
-      expect(Object.values(parts).reduce((a, b) => a + b, 0)).to.be.closeTo(ranked[0]!.score, 1e-4);
-    }
+    check();
+    // Removals after a compaction read the documents' term lists where the compaction moved them (a wrong move
+    // would leave document frequencies, so idf and every score, off); then enough documents to outgrow the pool.
+    for (let i = 0; i < 40; i++) removeOne();
+    check();
+    addSome(1200);
+    check();
+    index.compact();
+    for (let i = 0; i < 40; i++) removeOne();
+    check();
   });
 
   it('expands only the last word as a prefix, at half weight, and selects kinds by mask', () => {

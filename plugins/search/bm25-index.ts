@@ -107,8 +107,17 @@ export class Bm25Index {
   private alive = new Uint8Array(1024);
   /** Per document, a kind bit (1, 2, 4, …) that queries select by mask. */
   private kinds = new Uint8Array(1024);
-  /** Per document, the ids of its distinct terms (to update df on removal). */
-  private readonly termsOf: Array<Int32Array | null> = [];
+  /**
+   * Per document, the ids of its distinct terms (to update df on removal):
+   * `termCount[doc]` ids from `termPool[termStart[doc]]`. One pool rather
+   * than a typed array per document, which cost about 150 bytes of heap a
+   * record in objects the collector walks (measured: the find index held
+   * 393 bytes a record, 40% of it these).
+   */
+  private termPool = new Int32Array(8192);
+  private poolLength = 0;
+  private termStart = new Int32Array(1024);
+  private termCount = new Int32Array(1024);
   private docCount = 0;
   private liveCount = 0;
   private totalLength = 0;
@@ -137,7 +146,24 @@ export class Bm25Index {
     const kinds = new Uint8Array(size);
     kinds.set(this.kinds);
     this.kinds = kinds;
+    const termStart = new Int32Array(size);
+    termStart.set(this.termStart);
+    this.termStart = termStart;
+    const termCount = new Int32Array(size);
+    termCount.set(this.termCount);
+    this.termCount = termCount;
     this.accumulator = new Float64Array(size);
+  }
+
+  /** Room in the term pool for `more` ids. */
+  private ensurePool(more: number): void {
+    const needed = this.poolLength + more;
+    if (needed <= this.termPool.length) return;
+    let size = this.termPool.length;
+    while (size < needed) size *= 2;
+    const pool = new Int32Array(size);
+    pool.set(this.termPool.subarray(0, this.poolLength));
+    this.termPool = pool;
   }
 
   /** Adds a document of kind bit `kind`; answers its number. */
@@ -156,8 +182,10 @@ export class Bm25Index {
         length += weight;
       }
     }
-    const ids = new Int32Array(tf.size);
-    let i = 0;
+    this.ensurePool(tf.size);
+    const pool = this.termPool;
+    const start = this.poolLength;
+    let i = start;
     for (const [term, frequency] of tf) {
       let id = this.ids.get(term);
       if (id === undefined) {
@@ -167,9 +195,11 @@ export class Bm25Index {
         this.dictionary.set(term, id);
       }
       this.postings[id]!.push(doc, frequency);
-      ids[i++] = id;
+      pool[i++] = id;
     }
-    this.termsOf[doc] = ids;
+    this.termStart[doc] = start;
+    this.termCount[doc] = tf.size;
+    this.poolLength = i;
     this.lengths[doc] = length;
     this.alive[doc] = 1;
     this.docCount += 1;
@@ -181,8 +211,10 @@ export class Bm25Index {
   remove(doc: number): void {
     if (!this.alive[doc]) return;
     this.alive[doc] = 0;
-    for (const id of this.termsOf[doc] ?? []) this.postings[id]!.df -= 1;
-    this.termsOf[doc] = null;
+    const start = this.termStart[doc]!;
+    const end = start + this.termCount[doc]!;
+    for (let i = start; i < end; i++) this.postings[this.termPool[i]!]!.df -= 1;
+    this.termCount[doc] = 0;
     this.liveCount -= 1;
     this.totalLength -= this.lengths[doc]!;
     this.deadCount += 1;
@@ -206,6 +238,17 @@ export class Bm25Index {
       }
       list.length = kept;
     }
+    // Live documents' term ids move down over the removed ones' (starts ascend with document numbers).
+    let at = 0;
+    for (let doc = 0; doc < this.docCount; doc++) {
+      const start = this.termStart[doc]!;
+      const count = this.alive[doc] ? this.termCount[doc]! : 0;
+      if (count > 0 && start !== at) this.termPool.copyWithin(at, start, start + count);
+      this.termStart[doc] = at;
+      this.termCount[doc] = count;
+      at += count;
+    }
+    this.poolLength = at;
     this.deadCount = 0;
   }
 
@@ -283,12 +326,20 @@ export class Bm25Index {
     index.lengths.set(await input.float32());
     index.alive.set(await input.uint8());
     index.kinds.set(await input.uint8());
+    let total = 0;
+    for (let doc = 0; doc < head.docs; doc++) {
+      const count = index.alive[doc] ? termCount[doc]! : 0;
+      index.termStart[doc] = total;
+      index.termCount[doc] = count;
+      total += count;
+    }
+    index.ensurePool(total);
+    index.poolLength = total;
     const filled = new Int32Array(head.docs);
-    for (let doc = 0; doc < head.docs; doc++) index.termsOf[doc] = index.alive[doc] ? new Int32Array(termCount[doc]!) : null;
     index.postings.forEach((list, id) => {
       for (let i = 0; i < list.length; i++) {
         const doc = list.docs[i]!;
-        index.termsOf[doc]![filled[doc]!++] = id;
+        if (index.alive[doc]) index.termPool[index.termStart[doc]! + filled[doc]!++] = id;
       }
     });
     index.docCount = head.docs;

@@ -27,3 +27,43 @@ describe('FindIndex.rankAmong', () => {
     expect(index.rankAmong(index.queryTerms('zebra', false), ours, 5)).to.deep.equal([]);
   });
 });
+
+describe('FindIndex documents by type', () => {
+  const both = new Set(['thread', 'material'] as const);
+  function build(): FindIndex {
+    const index = new FindIndex();
+    for (let n = 0; n < 20; n++) index.addRecord({ type: 'thread', recordId: id(n), thread: THREAD, sequence: n + 1 }, 'did:sync:user:x', `harbour ${n}`, 'lantern');
+    for (let n = 0; n < 5; n++) index.putMaterial({ type: 'material', namespace: 'ns', path: `docs/harbour-${n}.md`, contentHash: `h${n}`, contents: true }, 'lantern notes');
+    return index;
+  }
+  const types = (index: FindIndex) => index.search(index.queryTerms('lantern', false), 100, both).hits.map((hit) => hit.info.type);
+
+  it('a record is indexed once by its id, however often it is sent, and removed by its record doc id', () => {
+    const index = build();
+    index.addRecord({ type: 'thread', recordId: id(3), thread: THREAD, sequence: 4 }, 'did:sync:user:x', 'harbour 3', 'lantern');
+    expect(index.documents).to.deep.equal({ thread: 20, material: 5 });
+    index.removeDoc(`r:${id(3)}`);
+    index.removeDoc(`r:${id(3)}`);
+    expect(index.documents).to.deep.equal({ thread: 19, material: 5 });
+    expect(types(index).filter((type) => type === 'thread')).to.have.length(19);
+  });
+
+  it('drops the records alone, the files alone, or everything, and takes them again afterwards', () => {
+    const index = build();
+    expect(index.drop('thread')).to.equal(20);
+    expect(index.documents).to.deep.equal({ thread: 0, material: 5 });
+    expect(types(index)).to.deep.equal(Array(5).fill('material'));
+    expect([...index.materialsOf('ns').keys()]).to.have.length(5);
+    index.addRecord({ type: 'thread', recordId: id(3), thread: THREAD, sequence: 4 }, 'did:sync:user:x', 'harbour 3', 'lantern');
+    expect(index.documents).to.deep.equal({ thread: 1, material: 5 });
+
+    expect(index.drop('material')).to.equal(5);
+    expect(index.documents).to.deep.equal({ thread: 1, material: 0 });
+    expect(index.materialsOf('ns').size).to.equal(0);
+    expect(types(index)).to.deep.equal(['thread']);
+
+    expect(index.drop('all')).to.equal(1);
+    expect(index.documents).to.deep.equal({ thread: 0, material: 0 });
+    expect(types(index)).to.deep.equal([]);
+  });
+});

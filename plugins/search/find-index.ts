@@ -50,7 +50,13 @@ export interface IndexHit {
 export class FindIndex {
   private bm25 = new Bm25Index();
   private infos: DocInfo[] = [];
-  private readonly byId = new Map<string, number>();
+  /**
+   * Document numbers: a record's by its bare id (the string its info holds
+   * anyway, so the key costs nothing: a `r:` key was a second 66-character
+   * string a record), a file's by `materialDocId`.
+   */
+  private readonly recordDocs = new Map<string, number>();
+  private readonly materialDocs = new Map<string, number>();
   private readonly gists = new Map<string, string>();
   private readonly participants = new Map<string, Set<string>>();
   private counts = { thread: 0, material: 0 };
@@ -69,8 +75,7 @@ export class FindIndex {
 
   /** Adds a conversation record; the thread's gist is its first title (else its first words). */
   addRecord(info: RecordDocInfo, actor: string, title: string, text: string): void {
-    const id = recordDocId(info.recordId);
-    if (this.byId.has(id)) return;
+    if (this.recordDocs.has(info.recordId)) return;
     const gist = this.gists.get(info.thread);
     if (gist === undefined || (title !== '' && gist.startsWith('\u0000'))) {
       // A gist from words alone is marked (\0) until a record with a title gives the thread a real one.
@@ -80,7 +85,7 @@ export class FindIndex {
     if (people.size < PARTICIPANTS_KEPT) people.add(actor);
     this.participants.set(info.thread, people);
     if (title === '' && text === '') return;
-    this.put(id, info, { title, text });
+    this.recordDocs.set(info.recordId, this.put(info, { title, text }));
   }
 
   /** Adds or replaces a file. */
@@ -88,28 +93,30 @@ export class FindIndex {
     const id = materialDocId(info.namespace, info.path);
     this.removeDoc(id);
     const slash = info.path.lastIndexOf('/');
-    this.put(id, info, { title: info.path.slice(slash + 1), path: info.path.slice(0, slash).replace(/\//g, ' '), text });
+    this.materialDocs.set(id, this.put(info, { title: info.path.slice(slash + 1), path: info.path.slice(0, slash).replace(/\//g, ' '), text }));
   }
 
-  private put(id: string, info: DocInfo, fields: { title?: string; path?: string; text?: string }): void {
+  private put(info: DocInfo, fields: { title?: string; path?: string; text?: string }): number {
     const doc = this.bm25.add(fields, KIND_BIT[info.type]);
     this.infos[doc] = info;
-    this.byId.set(id, doc);
     this.counts[info.type] += 1;
+    return doc;
   }
 
+  /** Removes a document by its `recordDocId` or `materialDocId`. */
   removeDoc(id: string): void {
-    const doc = this.byId.get(id);
+    const [docs, key] = id.startsWith('r:') ? [this.recordDocs, id.slice(2)] : [this.materialDocs, id];
+    const doc = docs.get(key);
     if (doc === undefined) return;
     this.bm25.remove(doc);
-    this.byId.delete(id);
+    docs.delete(key);
     this.counts[this.infos[doc]!.type] -= 1;
   }
 
   /** The files of `namespace` held, by path. */
   materialsOf(namespace: string): Map<string, MaterialDocInfo> {
     const out = new Map<string, MaterialDocInfo>();
-    for (const doc of this.byId.values()) {
+    for (const doc of this.materialDocs.values()) {
       const info = this.infos[doc]!;
       if (info.type === 'material' && info.namespace === namespace) out.set(info.path, info);
     }
@@ -131,21 +138,21 @@ export class FindIndex {
   /** Drops every document of `type` (or everything). */
   drop(type: DocType | 'all'): number {
     if (type === 'all') {
-      const count = this.byId.size;
+      const count = this.recordDocs.size + this.materialDocs.size;
       this.bm25 = new Bm25Index();
       this.infos = [];
-      this.byId.clear();
+      this.recordDocs.clear();
+      this.materialDocs.clear();
       this.gists.clear();
       this.participants.clear();
       this.counts = { thread: 0, material: 0 };
       return count;
     }
-    let dropped = 0;
-    for (const [id, doc] of [...this.byId]) {
-      if (this.infos[doc]!.type !== type) continue;
-      this.removeDoc(id);
-      dropped += 1;
-    }
+    const docs = type === 'thread' ? this.recordDocs : this.materialDocs;
+    const dropped = docs.size;
+    for (const doc of docs.values()) this.bm25.remove(doc);
+    docs.clear();
+    this.counts[type] = 0;
     if (type === 'thread') {
       this.gists.clear();
       this.participants.clear();
@@ -177,7 +184,8 @@ export class FindIndex {
         const doc = index.infos.length;
         index.infos.push(info as DocInfo);
         if (info === null) continue;
-        index.byId.set(info.type === 'thread' ? recordDocId(info.recordId) : materialDocId(info.namespace, info.path), doc);
+        if (info.type === 'thread') index.recordDocs.set(info.recordId, doc);
+        else index.materialDocs.set(materialDocId(info.namespace, info.path), doc);
         index.counts[info.type] += 1;
       }
     }
