@@ -52,4 +52,21 @@ describe('trigger lineage (causal-chain protection)', () => {
     const lineage = new TriggerLineage(async (id) => (id === child.id ? child : undefined));
     expect([...(await lineage.ancestorsOf(rec([child])))!]).to.deep.equal([]);
   });
+
+  it('keeps its capacity of the newest lineages and walks the store for older ones', async () => {
+    const chain: LoomRecord[] = [rec([])];
+    chain.push(firing('A', chain[0]!));
+    for (let i = 0; i < 30; i++) chain.push(rec([chain[chain.length - 1]!]));
+    const store = new Map(chain.map((r) => [r.id, r]));
+    const reads: string[] = [];
+    const lineage = new TriggerLineage(async (id) => (reads.push(id), store.get(id)), 4);
+    for (const record of chain) lineage.observe(record);
+    // The newest four are known: the firing far above the last record is found without a read.
+    for (const record of chain.slice(-4)) expect([...(await lineage.ancestorsOf(rec([record])))!]).to.deep.equal(['A']);
+    expect(lineage.walks).to.equal(0);
+    // The first records were dropped long ago: asking about them reads the store again, and answers the same.
+    expect([...(await lineage.ancestorsOf(rec([chain[1]!])))!]).to.deep.equal(['A']);
+    expect(lineage.walks).to.equal(1);
+    expect(reads).to.include(chain[1]!.id);
+  });
 });
