@@ -51,6 +51,13 @@ export function tokenizeUnicode(text: string): string[] {
   return (text.match(TOKEN) ?? []).map((word) => word.toLowerCase());
 }
 
+/** A typed array of `size` elements holding the first `used` of `array`. */
+function grown<T extends Int32Array | Float32Array | Uint8Array>(array: T, size: number, used: number): T {
+  const next = new (array.constructor as new (length: number) => T)(size);
+  next.set(array.subarray(0, used));
+  return next;
+}
+
 class Postings {
   docs = new Int32Array(4);
   tfs = new Float32Array(4);
@@ -137,21 +144,11 @@ export class Bm25Index {
     if (capacity <= this.lengths.length) return;
     let size = this.lengths.length;
     while (size < capacity) size *= 2;
-    const lengths = new Float32Array(size);
-    lengths.set(this.lengths);
-    this.lengths = lengths;
-    const alive = new Uint8Array(size);
-    alive.set(this.alive);
-    this.alive = alive;
-    const kinds = new Uint8Array(size);
-    kinds.set(this.kinds);
-    this.kinds = kinds;
-    const termStart = new Int32Array(size);
-    termStart.set(this.termStart);
-    this.termStart = termStart;
-    const termCount = new Int32Array(size);
-    termCount.set(this.termCount);
-    this.termCount = termCount;
+    this.lengths = grown(this.lengths, size, this.docCount);
+    this.alive = grown(this.alive, size, this.docCount);
+    this.kinds = grown(this.kinds, size, this.docCount);
+    this.termStart = grown(this.termStart, size, this.docCount);
+    this.termCount = grown(this.termCount, size, this.docCount);
     this.accumulator = new Float64Array(size);
   }
 
@@ -161,9 +158,7 @@ export class Bm25Index {
     if (needed <= this.termPool.length) return;
     let size = this.termPool.length;
     while (size < needed) size *= 2;
-    const pool = new Int32Array(size);
-    pool.set(this.termPool.subarray(0, this.poolLength));
-    this.termPool = pool;
+    this.termPool = grown(this.termPool, size, this.poolLength);
   }
 
   /** Adds a document of kind bit `kind`; answers its number. */
