@@ -194,18 +194,17 @@ export abstract class JournaledRecordStore extends RecordStoreFacade {
     const count = leaders.length;
     const pairKeys: string[] = new Array<string>(count);
     const free: boolean[] = new Array<boolean>(count);
-    let holders: Map<string, StoredRecord> | null = null;
-    let unknown: LoomRecord[] | null = null;
+    const holders = new Map<string, StoredRecord>();
+    const unknown: LoomRecord[] = [];
     for (let i = 0; i < count; i++) {
       const record = leaders[i]!.record;
       const pairKey = (pairKeys[i] = this._slotPairKey(record));
       if ((free[i] = this.slots.certainlyFree(record, pairKey))) continue;
       const holder = this.tail.slotHolder(slots[i]!);
-      if (holder) (holders ??= new Map()).set(slots[i]!, holder);
-      else (unknown ??= []).push(record);
+      if (holder) holders.set(slots[i]!, holder);
+      else unknown.push(record);
     }
-    if (unknown) {
-      holders ??= new Map();
+    if (unknown.length > 0) {
       for (const stored of await this._lookupSlots(unknown)) holders.set(clockSlotKey(stored.record), stored);
     }
     // The same id is the same content, so it holds the same slot: one lookup answers both questions.
@@ -216,7 +215,7 @@ export abstract class JournaledRecordStore extends RecordStoreFacade {
     const acceptedKeys: string[] = [];
     for (let i = 0; i < count; i++) {
       const prepared = leaders[i]!;
-      const holder = free[i] || !holders ? undefined : holders.get(slots[i]!);
+      const holder = free[i] ? undefined : holders.get(slots[i]!);
       if (holder) {
         outcomes[i] = holder.record.id === prepared.record.id ? { status: 'exists', stored: holder } : { status: 'duplicate_clock', existing: holder };
         continue;
