@@ -143,6 +143,9 @@ describe('three loom serve processes behind nginx on one PostgreSQL (round robin
       const replayed = await request(nginx.url, 'POST', '/v1/recredential', { json: { principal: 'carol', proof: { kind: 'passkey', evidence: assertion } } });
       expect([replayed.status, replayed.json.code]).to.deep.equal([401, 'RECREDENTIAL_REFUSED']);
 
+      // nginx writes a request's log line as it finishes it, which can come after the client has the answer.
+      const recredentialsLogged = async () => (await nginx.requests()).filter((r) => r.method === 'POST' && r.path === '/v1/recredential').length >= 2;
+      await until('both recredential answers in the access log', 10_000, recredentialsLogged, 50);
       const log = await nginx.requests();
       expect(answeredBy(log, 'POST', '/v1/self/bindings/challenge')).to.not.equal(answeredBy(log, 'POST', '/v1/self/bindings'));
       const recredentials = log.filter((r) => r.method === 'POST' && r.path === '/v1/recredential').slice(-2);
